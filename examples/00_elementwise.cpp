@@ -1,0 +1,24 @@
+// 00 — elementwise math and reductions: every assignment is one fused SIMD+TBB pass.
+#include <lz/lz.hpp>
+
+#include <iostream>
+
+int main() {
+  lz::vector<double> x = lz::linspace(0.0, 1.0, 5);
+  lz::vector<double> y = lz::ones<double>({5});
+
+  auto e = 2.5 * x + lz::sin(y); // lazy: nothing is computed yet, safe to keep
+  lz::vector<double> z = e;      // ONE loop over memory, no temporaries
+  std::cout << "z = " << z << "\n";
+
+  double s = lz::sum(lz::square(x - z)); // one pass, no temporary
+  std::cout << "sum((x - z)^2) = " << s << "\n";
+
+  lz::matrix<double> A{{1, 2, 3}, {4, 5, 6}};
+  std::cout << "A =\n" << A << "  layout " << A.layout() << "\n";
+  std::cout << "transpose(A) layout " << lz::transpose(A).layout() << " (a view, no copy)\n";
+  std::cout << "column sums " << lz::sum(A, 0) << ", row maxima " << lz::max(A, 1) << "\n";
+
+  A = lz::transpose(lz::eval(lz::transpose(A) * 10.0)); // aliasing handled by the library
+  std::cout << "A * 10 =\n" << A << "\n";
+}

@@ -1,0 +1,125 @@
+// map rule (the fallback, last in rules.hpp): dst ⊕= f(a, b, ...) elementwise → ONE loop over
+// memory, whatever the tree. Lowered here; run by kernels/cpu/loop.cpp with the tree's slab
+// kernels (kernels/cpu/row.hpp).
+//   - contiguous fast path: every leaf has the destination's layout → one flat SIMD loop, no
+//     driver, no index arithmetic (the fixed cost of small assignments stays tiny);
+//   - otherwise leaves are flattened to strided operands, opaque nodes (reductions, products)
+//     materialized first, dims reordered/coalesced/tiled by the driver;
+//   - a leaf that reads the destination at another position (A = transpose(A) + B) sends the
+//     loop into a temporary, then the temporary into the destination.
+#pragma once
+
+#include <lz/kernels/alias.hpp>
+#include <lz/kernels/cpu/loop.hpp>
+#include <lz/kernels/cpu/parallel.hpp>
+#include <lz/policy.hpp>
+#include <lz/tensor.hpp>
+
+namespace lz::fusion {
+
+namespace detail_map {
+
+template <class P>
+constexpr bool allow_simd = P::kind != exec_kind::seq;
+template <class P>
+constexpr bool allow_threads = P::kind == exec_kind::par || P::kind == exec_kind::automatic;
+
+template <class P>
+kernels::cpu::loop_options loop_options_for(int cost) {
+  kernels::cpu::loop_options o;
+  o.threads = allow_threads<P>;
+  o.parallel_work = P::kind == exec_kind::automatic ? thresholds().parallel_work : 0;
+  o.cost = cost;
+  o.tile = thresholds().tile;
+  return o;
+}
+
+// Contiguous fast path; returns false (having done nothing) when it does not apply.
+template <detail::assign_op Op, class P, class T, std::size_t R, class E>
+bool run_flat(tensor_view<T, R> dst, const E& e) {
+  using namespace kernels::cpu;
+  constexpr std::size_t N = 1 + detail::leaf_count_v<E>;
+  const auto& dl = dst.layout();
+  if (!(dl.is_row_major() || dl.is_column_major())) return false;
+  const index_t n = dl.size();
+  char* const d0 = reinterpret_cast<char*>(dst.data());
+  char* const d1 = d0 + n * index_t(sizeof(T));
+  char* ptrs[N];
+  index_t esize[N];
+  ptrs[0] = d0;
+  esize[0] = sizeof(T);
+  std::size_t k = 1;
+  bool ok = true;
+  detail::for_each_leaf(e, [&](const auto& leaf) {
+    using L = value_t<decltype(leaf)>;
+    char* p = reinterpret_cast<char*>(const_cast<L*>(leaf.data()));
+    ok = ok && leaf.layout() == dl &&
+         (p == d0 || p + n * index_t(sizeof(L)) <= d0 || d1 <= p); // same position or apart
+    ptrs[k] = p;
+    esize[k] = sizeof(L);
+    ++k;
+  });
+  if (!ok) return false;
+  constexpr bool S = allow_simd<P> && simd_ok<T, E>();
+  index_t ones[N], zeros[N];
+  for (std::size_t j = 0; j < N; ++j) ones[j] = 1, zeros[j] = 0;
+  const index_t work = n * detail::cost_v<E>;
+  if constexpr (allow_threads<P>) {
+    const index_t limit = P::kind == exec_kind::automatic ? thresholds().parallel_work : 65536;
+    if (work >= limit && work >= 65536 && num_threads() > 1) {
+      index_t chunk = (n / (8 * num_threads()) + 255) / 256 * 256; // ~8 items per thread
+      if (chunk < 256) chunk = 256;
+      parallel_for(n, chunk, [&](index_t b, index_t end) {
+        char* q[N];
+        for (std::size_t j = 0; j < N; ++j) q[j] = ptrs[j] + b * esize[j];
+        slab_kernel<T, E, mode::unit, S, Op>(&e, q, ones, zeros, 1, end - b);
+      });
+      return true;
+    }
+  }
+  slab_kernel<T, E, mode::unit, S, Op>(&e, ptrs, ones, zeros, 1, n);
+  return true;
+}
+
+} // namespace detail_map
+
+/// Elementwise evaluation of `e` into `dst` (⊕ = Op). @pre shape(e) broadcasts to dst.shape().
+template <detail::assign_op Op, class P, class T, std::size_t R, class E>
+void run_map(const P& pol, tensor_view<T, R> dst, const E& e) {
+  using namespace kernels::cpu;
+  if constexpr (detail::is_plain_v<E>) {
+    if (detail_map::run_flat<Op, P>(dst, e)) return;
+  }
+  constexpr std::size_t N = 1 + detail::leaf_count_v<E>;
+  detail::temp_store<detail::opaque_count_v<E>> temps;
+  std::array<detail::operand, N> ops{};
+  ops[0].ptr = reinterpret_cast<char*>(dst.data());
+  ops[0].esize = sizeof(T);
+  for (std::size_t k = 0; k < R; ++k) ops[0].strides[k] = dst.layout().strides[k];
+  detail::flatten(e, ops.data() + 1, pol, temps);
+  if constexpr (rank_v<E> == R && R > 0) { // the whole tree broadcast to the destination
+    const auto& es = e.shape();
+    for (std::size_t k = 0; k < R; ++k)
+      if (es[k] == 1 && dst.shape()[k] != 1)
+        for (std::size_t j = 1; j < N; ++j) ops[j].strides[k] = 0;
+  }
+  const auto& ext = dst.layout().extents;
+  const loop_options opt = detail_map::loop_options_for<P>(detail::cost_v<E>);
+  constexpr bool S = detail_map::allow_simd<P>;
+  if (kernels::reads_destination_elsewhere(ops[0], ops.data() + 1, int(N - 1), int(R),
+                                           ext.data())) {
+    // Evaluate into fresh memory, then copy in at the same positions.
+    tensor<T, R> tmp(dst.shape(), uninitialized);
+    detail::count_temporary();
+    ops[0].ptr = reinterpret_cast<char*>(tmp.data());
+    for (std::size_t k = 0; k < R; ++k) ops[0].strides[k] = tmp.layout().strides[k];
+    loop_plan p = plan_loop(int(R), ext.data(), int(N), ops.data(), opt);
+    run_loop(p, slab_kernels_for<T, E, S, detail::assign_op::set>(), &e);
+    run_map<Op>(pol, dst, tensor_view<const T, R>(tmp.view()));
+    return;
+  }
+  loop_plan p = plan_loop(int(R), ext.data(), int(N), ops.data(), opt);
+  run_loop(p, slab_kernels_for<T, E, S, Op>(), &e);
+}
+
+} // namespace lz::fusion

@@ -1,0 +1,54 @@
+// Configuration shared by every lazuli header: index type, rank limit, host/device annotations.
+// Sits below everything in the pipeline (tree → plan → kernels); includes nothing heavy.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#define LZ_VERSION_MAJOR 0
+#define LZ_VERSION_MINOR 1
+#define LZ_VERSION_PATCH 0
+
+// LZ_HD marks functions that run on both host and device. nvcc defines __CUDACC__ in both of its
+// passes; CCCL 3 does not define __host__/__device__ for g++ (shared/notes/gpu-build.md §1), so we
+// key on the compiler, not on Thrust.
+#if defined(__CUDACC__)
+#define LZ_HD __host__ __device__
+#else
+#define LZ_HD
+#endif
+
+// True only inside nvcc's device pass: host-only code (xsimd, TBB, CBLAS) must be fenced off with
+// it.
+#if defined(__CUDA_ARCH__)
+#define LZ_DEVICE_PASS 1
+#else
+#define LZ_DEVICE_PASS 0
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define LZ_INLINE inline __attribute__((always_inline))
+#define LZ_NOINLINE __attribute__((noinline))
+#define LZ_LIKELY(x) __builtin_expect(!!(x), 1)
+#define LZ_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define LZ_RESTRICT __restrict__
+#else
+#define LZ_INLINE inline
+#define LZ_NOINLINE
+#define LZ_LIKELY(x) (x)
+#define LZ_UNLIKELY(x) (x)
+#define LZ_RESTRICT
+#endif
+
+namespace lz {
+
+/// Signed index and extent type (extents, strides and offsets are all `index_t`).
+using index_t = std::ptrdiff_t;
+
+/// Largest rank a loop nest handles; also the size of the fixed arrays in leaf descriptors.
+inline constexpr std::size_t max_rank = 8;
+
+/// Alignment of every owning allocation, in bytes (one cache line, one AVX-512 register).
+inline constexpr std::size_t alignment = 64;
+
+} // namespace lz

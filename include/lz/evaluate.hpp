@@ -1,0 +1,112 @@
+// The entry point of evaluation. Follow `C = lz::transpose(A) * B;` through it:
+//   1. tensor::operator= (tensor.hpp)        → detail::assign_resize (here): shape, resize
+//   2. detail::assign_to (here)              → shape check against the destination, then
+//   3. fusion::execute (fusion/rules.hpp)    → the ordered rules pick a plan: BLAS steps,
+//                                               loop steps, temporaries (fusion/rules/*.hpp)
+//   4. kernels (kernels/cpu, kernels/blas)   → run each step (loop.cpp, blas/*.cpp)
+// Nothing before step 4 writes the destination, so every error leaves it untouched.
+#pragma once
+
+#include <lz/fusion/rules.hpp>
+#include <lz/policy.hpp>
+#include <lz/tensor.hpp>
+
+namespace lz {
+namespace detail {
+
+inline const char* assign_name(assign_op op) {
+  switch (op) {
+  case assign_op::set:
+    return "=";
+  case assign_op::add:
+    return "+=";
+  case assign_op::sub:
+    return "-=";
+  case assign_op::mul:
+    return "*=";
+  default:
+    return "/=";
+  }
+}
+
+/// dst ⊕= e under policy P: checks rank and shape, then hands over to the fusion pass.
+template <assign_op Op, class P, class T, std::size_t R, class E>
+void assign_with(const P& pol, tensor_view<T, R> dst, const E& e) {
+  static_assert(!std::is_const_v<T>, "lz: cannot assign to a read-only view");
+  if constexpr (scalar_like<E>) {
+    fusion::execute<Op>(pol, dst, scalar_expr<T>{static_cast<T>(e)});
+  } else {
+    static_assert(rank_v<E> == R || rank_v<E> == 0,
+                  "lz: the expression's rank differs from the destination's rank");
+    if constexpr (rank_v<E> == R && R > 0) {
+      if (!broadcasts_to(e.shape(), dst.shape()))
+        throw shape_error(std::string("lz: cannot assign shape ") + detail::to_string(e.shape()) +
+                          " to a destination of shape " + detail::to_string(dst.shape()) + " in '" +
+                          assign_name(Op) + "'");
+    }
+    fusion::execute<Op>(pol, dst, e);
+  }
+}
+
+template <assign_op Op, class T, std::size_t R, class E>
+void assign_to(tensor_view<T, R> dst, const E& e) {
+  assign_with<Op>(automatic, dst, e);
+}
+
+template <class T, std::size_t R, class E>
+void assign_resize(tensor<T, R>& dst, const E& e) {
+  static_assert(rank_v<E> == R, "lz: the expression's rank differs from the destination's rank");
+  if (dst.shape() == e.shape()) {
+    assign_with<assign_op::set>(automatic, dst.view(), e);
+    return;
+  }
+  // New shape: evaluate into fresh storage (no aliasing possible), keeping a column-major
+  // destination column-major; the old contents stay intact if evaluation throws.
+  const bool col =
+      R >= 2 && dst.size() > 1 && dst.layout().is_column_major() && !dst.layout().is_row_major();
+  tensor<T, R> fresh = col ? tensor<T, R>(e.shape(), layout_left, uninitialized)
+                           : tensor<T, R>(e.shape(), uninitialized);
+  assign_with<assign_op::set>(automatic, fresh.view(), e);
+  dst = std::move(fresh);
+}
+
+template <class T, std::size_t R, class E>
+void construct_from(tensor<T, R>& dst, const E& e) {
+  tensor<T, R> fresh(e.shape(), uninitialized);
+  assign_with<assign_op::set>(automatic, fresh.view(), e);
+  dst = std::move(fresh);
+}
+
+} // namespace detail
+
+/// Writes `e` into existing storage (a tensor or a view) without allocating; the shape of
+/// `e` must broadcast to the destination's. `lz::assign(lz::par, y, 2.0 * x + y);`
+template <host_policy P, class D, class E>
+requires expression_or_scalar<E>
+void assign(const P& pol, D&& dst, const E& e) {
+  detail::assign_with<detail::assign_op::set>(pol, tensor_view{dst.view()}, e);
+}
+template <class D, class E>
+requires(expression_or_scalar<E> && !host_policy<std::remove_cvref_t<D>>) void assign(D&& dst,
+                                                                                      const E& e) {
+  detail::assign_with<detail::assign_op::set>(automatic, tensor_view{dst.view()}, e);
+}
+
+/// Evaluates `e` into a new row-major tensor: `auto t = lz::eval(2.0 * x + y);`. A rank-0
+/// expression (a full reduction) evaluates to its scalar.
+template <host_policy P, expression E>
+auto eval(const P& pol, const E& e) {
+  if constexpr (rank_v<E> == 0 && requires { e.compute(pol); }) {
+    return e.compute(pol);
+  } else {
+    tensor<value_t<E>, rank_v<E>> t(e.shape(), uninitialized);
+    detail::assign_with<detail::assign_op::set>(pol, t.view(), e);
+    return t;
+  }
+}
+template <expression E>
+auto eval(const E& e) {
+  return eval(automatic, e);
+}
+
+} // namespace lz

@@ -1,0 +1,86 @@
+// Forward declarations and the concepts every layer shares: what an expression is, its value
+// type and rank. Library authors write generic code against these (docs/architecture.md).
+#pragma once
+
+#include <lz/config.hpp>
+
+#include <complex>
+#include <concepts>
+#include <type_traits>
+
+namespace lz {
+
+template <class T, std::size_t R>
+class tensor;
+template <class T, std::size_t R>
+class tensor_view;
+
+template <class Op, class Fin, class E>
+struct reduce_expr;
+template <class Op, class Fin, class E>
+struct reduce_axis_expr;
+
+namespace detail {
+template <class T>
+struct is_complex : std::false_type {};
+template <class T>
+struct is_complex<std::complex<T>> : std::true_type {};
+template <class T>
+inline constexpr bool is_complex_v = is_complex<T>::value;
+
+// Node kinds drive every traversal (flatten, bind, cost, explain) with one `if constexpr`.
+struct leaf_kind {};      // tensor / view: memory with a strided layout
+struct scalar_kind {};    // a constant
+struct map_kind {};       // elementwise n-ary function of its children
+struct permute_kind {};   // dimensions of a child expression reordered (transpose of a tree)
+struct broadcast_kind {}; // child expression stretched to a larger shape
+struct opaque_kind {};    // computed by its own plan step (reductions, products), then a leaf
+
+struct trusted_t {};
+inline constexpr trusted_t trusted{};
+struct adopt_buffer_t {};
+inline constexpr adopt_buffer_t adopt_buffer{};
+
+/// How an assignment combines with the destination: =, +=, -=, *=, /=.
+enum class assign_op { set, add, sub, mul, div };
+
+// Defined in evaluate.hpp.
+template <assign_op Op, class T, std::size_t R, class E>
+void assign_to(tensor_view<T, R> dst, const E& e);
+template <class T, std::size_t R, class E>
+void assign_resize(tensor<T, R>& dst, const E& e);
+template <class T, std::size_t R, class E>
+void construct_from(tensor<T, R>& dst, const E& e);
+} // namespace detail
+
+/// Any lazuli expression: tensors, views and expression nodes.
+template <class E>
+concept expression = requires {
+  typename std::remove_cvref_t<E>::lz_expression;
+};
+
+/// Plain scalars that combine with expressions (broadcast to every element).
+template <class S>
+concept scalar_like =
+    std::is_arithmetic_v<std::remove_cvref_t<S>> || detail::is_complex_v<std::remove_cvref_t<S>>;
+
+template <class E>
+concept expression_or_scalar = expression<E> || scalar_like<E>;
+
+/// Rank of an expression (0 for scalars and full reductions).
+template <class E>
+inline constexpr std::size_t rank_v = std::remove_cvref_t<E>::rank;
+
+/// Element type an expression produces.
+template <class E>
+using value_t = typename std::remove_cvref_t<E>::value_type;
+
+/// An expression of rank 1 and of rank 2.
+template <class E>
+concept vector_expression = expression<E> && rank_v<E>
+== 1;
+template <class E>
+concept matrix_expression = expression<E> && rank_v<E>
+== 2;
+
+} // namespace lz

@@ -1,0 +1,231 @@
+// Expression nodes: small aggregates (children + functor + shape), structure only, no work.
+// The closure rule lives here too: how an operand is held inside its parent node.
+//   lvalue tensor or any view  -> tensor_view<const T, R>   (a view: cheap, never dangles
+//                                                             while the tensor lives)
+//   rvalue tensor              -> tensor<T, R>              (moved in and owned, so
+//                                                             `auto e = a + lz::eval(b * c);` is
+//                                                             safe)
+//   scalar                     -> scalar_expr<S>            (broadcasts to every element)
+//   other nodes                -> held by value (copied if lvalue; nodes are views + functors)
+#pragma once
+
+#include <lz/expr/fwd.hpp>
+#include <lz/layout/layout.hpp>
+
+#include <utility>
+
+namespace lz {
+namespace detail {
+
+template <std::size_t... N>
+inline constexpr std::size_t max_of = [] {
+  std::size_t m = 0;
+  ((m = N > m ? N : m), ...);
+  return m;
+}();
+
+template <class E>
+using kind_t = typename std::remove_cvref_t<E>::lz_kind;
+template <class E, class K>
+inline constexpr bool is_kind_v = std::is_same_v<kind_t<E>, K>;
+
+// A tiny tuple: aggregate, trivially copyable when its members are, cheap to compile.
+template <std::size_t I, class T>
+struct pack_elem {
+  T value;
+};
+template <class Seq, class... T>
+struct pack_impl;
+template <std::size_t... I, class... T>
+struct pack_impl<std::index_sequence<I...>, T...> : pack_elem<I, T>... {};
+template <class... T>
+using pack = pack_impl<std::index_sequence_for<T...>, T...>;
+
+template <std::size_t I, class T>
+LZ_HD constexpr const T& get(const pack_elem<I, T>& e) noexcept {
+  return e.value;
+}
+template <std::size_t I, class T>
+LZ_HD constexpr T& get(pack_elem<I, T>& e) noexcept {
+  return e.value;
+}
+
+} // namespace detail
+
+/// A constant operand; rank 0, broadcasts to any shape.
+template <class S>
+struct scalar_expr {
+  using lz_expression = void;
+  using lz_kind = detail::scalar_kind;
+  using value_type = S;
+  static constexpr std::size_t rank = 0;
+  S value;
+  static constexpr shape_t<0> shape() noexcept { return {}; }
+};
+
+namespace detail {
+
+// Type a scalar takes when it meets an operand of element type V: a double literal does not
+// widen a float tensor (2.5 * xf stays float), but a floating scalar does widen an integer one.
+template <class S, class V>
+struct scalar_as {
+  using type = S;
+};
+template <class S, class V>
+requires(std::is_arithmetic_v<S>&& std::is_floating_point_v<V>) struct scalar_as<S, V> {
+  using type = V;
+};
+template <class S, class V>
+requires(std::is_integral_v<S>&& std::is_integral_v<V> &&
+         !std::is_same_v<V, bool>) struct scalar_as<S, V> {
+  using type = V;
+};
+template <class S, class V>
+requires(std::is_arithmetic_v<S>&& is_complex_v<V>) struct scalar_as<S, V> {
+  using type = V;
+};
+
+template <class E>
+struct closure {
+  using type = std::remove_cvref_t<E>;
+};
+template <class T, std::size_t R>
+struct closure<tensor<T, R>&> {
+  using type = tensor_view<const T, R>;
+};
+template <class T, std::size_t R>
+struct closure<const tensor<T, R>&> {
+  using type = tensor_view<const T, R>;
+};
+template <class T, std::size_t R>
+struct closure<tensor<T, R>> {
+  using type = tensor<T, R>;
+};
+template <class T, std::size_t R>
+struct closure<const tensor<T, R>> { // const rvalue: cannot move, so view it
+  using type = tensor_view<const T, R>;
+};
+template <class T, std::size_t R>
+struct closure<tensor_view<T, R>> {
+  using type = tensor_view<const T, R>;
+};
+template <class T, std::size_t R>
+struct closure<tensor_view<T, R>&> {
+  using type = tensor_view<const T, R>;
+};
+template <class T, std::size_t R>
+struct closure<const tensor_view<T, R>&> {
+  using type = tensor_view<const T, R>;
+};
+template <class T, std::size_t R>
+struct closure<tensor_view<T, R>&&> {
+  using type = tensor_view<const T, R>;
+};
+template <class T, std::size_t R>
+struct closure<const tensor_view<T, R>> {
+  using type = tensor_view<const T, R>;
+};
+
+} // namespace detail
+
+/// How operand E is stored in a node (see the rule at the top of this file).
+template <class E>
+using closure_t = typename detail::closure<E>::type;
+
+/// Wraps an operand according to the closure rule.
+template <class E>
+closure_t<E&&> make_closure(E&& e) {
+  return closure_t<E&&>(std::forward<E>(e));
+}
+
+/// Wraps a scalar next to an operand of element type V (see scalar_as).
+template <class V, class S>
+scalar_expr<typename detail::scalar_as<std::remove_cvref_t<S>, V>::type> make_scalar(S s) {
+  return {static_cast<typename detail::scalar_as<std::remove_cvref_t<S>, V>::type>(s)};
+}
+
+/// Shape of any expression.
+template <class E>
+auto shape(const E& e) noexcept {
+  return e.shape();
+}
+
+/// Elementwise node: f applied to its children at every index. Children of rank 0 (scalars,
+/// full reductions) broadcast; the others have the node's rank and broadcast NumPy-style.
+template <class F, class... A>
+struct map_expr {
+  using lz_expression = void;
+  using lz_kind = detail::map_kind;
+  static constexpr std::size_t rank = detail::max_of<rank_v<A>...>;
+  using value_type = std::remove_cvref_t<std::invoke_result_t<const F&, value_t<A>...>>;
+
+  [[no_unique_address]] F f;
+  detail::pack<A...> args;
+  shape_t<rank> shape_;
+
+  const shape_t<rank>& shape() const noexcept { return shape_; }
+};
+
+/// Calls v(child) for each child of a map node, in order.
+template <class F, class... A, class V>
+LZ_HD constexpr void for_each_arg(const map_expr<F, A...>& e, V&& v) {
+  [&]<std::size_t... I>(std::index_sequence<I...>) { (v(detail::get<I>(e.args)), ...); }
+  (std::index_sequence_for<A...>{});
+}
+
+namespace detail {
+
+template <std::size_t R, class A>
+void fold_shape(shape_t<R>& s, bool& first, const A& a, const char* op) {
+  if constexpr (rank_v<A> == R && R > 0) {
+    if (first)
+      s = a.shape();
+    else
+      s = broadcast_shapes(s, a.shape(), op);
+    first = false;
+  }
+}
+
+} // namespace detail
+
+/// Builds a map node from closures, computing (and checking) the broadcast shape now, at the
+/// line the user wrote. `op` names the operation in error messages.
+template <class F, class... A>
+map_expr<F, A...> make_map(const char* op, F f, A... args) {
+  constexpr std::size_t R = map_expr<F, A...>::rank;
+  static_assert(((rank_v<A> == R || rank_v<A> == 0) && ...),
+                "lz: elementwise operands must have the same rank (or be scalars); use "
+                "lz::broadcast_to(x, shape) to broadcast across ranks");
+  shape_t<R> s{};
+  bool first = true;
+  (detail::fold_shape<R>(s, first, args, op), ...);
+  return map_expr<F, A...>{f, {{std::move(args)}...}, s};
+}
+
+/// A child expression with its dimensions reordered: result dim k is child dim perm[k]. Used
+/// for lz::transpose / lz::permute of trees (views of tensors permute their layout instead).
+template <class E>
+struct permute_expr {
+  using lz_expression = void;
+  using lz_kind = detail::permute_kind;
+  static constexpr std::size_t rank = rank_v<E>;
+  using value_type = value_t<E>;
+  E arg;
+  std::array<std::size_t, rank> perm;
+  shape_t<rank> shape_;
+  const shape_t<rank>& shape() const noexcept { return shape_; }
+};
+
+/// A child expression broadcast to a shape of rank R (trailing dims align, NumPy).
+template <class E, std::size_t R>
+struct broadcast_expr {
+  using lz_expression = void;
+  using lz_kind = detail::broadcast_kind;
+  static constexpr std::size_t rank = R;
+  using value_type = value_t<E>;
+  E arg;
+  shape_t<R> shape_;
+  const shape_t<R>& shape() const noexcept { return shape_; }
+};
+
+} // namespace lz

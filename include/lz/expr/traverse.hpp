@@ -1,0 +1,195 @@
+// Traversals over expression trees, shared by every backend:
+//   leaf_count_v   memory operands of a tree (tensors, views, materialized opaque nodes)
+//   cost_v         per-element work in "adds" (drives the threading decision)
+//   flatten        fills one operand descriptor (pointer + strides in the tree's dimensions)
+//                  per memory leaf, in depth-first order; broadcast dims get stride 0,
+//                  permute/broadcast nodes rewrite the strides of the leaves below them.
+// A backend binds its own kernel tree to these descriptors (kernels/*/row.hpp).
+#pragma once
+
+#include <lz/expr/nodes.hpp>
+#include <lz/memory.hpp>
+#include <lz/ops/functors.hpp>
+
+#include <array>
+
+namespace lz::detail {
+
+/// One memory operand of a loop: where element 0 is, its size, and its stride (in elements)
+/// along each loop dimension. Operand 0 of a loop is the destination.
+struct operand {
+  char* ptr = nullptr;
+  index_t esize = 0;
+  index_t strides[max_rank] = {};
+};
+
+template <class E>
+constexpr std::size_t count_leaves() {
+  using K = kind_t<E>;
+  if constexpr (std::is_same_v<K, leaf_kind> || std::is_same_v<K, opaque_kind>)
+    return 1;
+  else if constexpr (std::is_same_v<K, scalar_kind>)
+    return 0;
+  else if constexpr (std::is_same_v<K, map_kind>)
+    return []<class F, class... A>(const map_expr<F, A...>*) {
+      return (std::size_t(0) + ... + count_leaves<A>());
+    }(static_cast<const std::remove_cvref_t<E>*>(nullptr));
+  else
+    return count_leaves<decltype(std::declval<E>().arg)>();
+}
+/// Number of memory operands (destination excluded) a tree's loop reads.
+template <class E>
+inline constexpr std::size_t leaf_count_v = count_leaves<E>();
+
+template <class E>
+constexpr std::size_t count_opaque() {
+  using K = kind_t<E>;
+  if constexpr (std::is_same_v<K, opaque_kind>)
+    return 1;
+  else if constexpr (std::is_same_v<K, leaf_kind> || std::is_same_v<K, scalar_kind>)
+    return 0;
+  else if constexpr (std::is_same_v<K, map_kind>)
+    return []<class F, class... A>(const map_expr<F, A...>*) {
+      return (std::size_t(0) + ... + count_opaque<A>());
+    }(static_cast<const std::remove_cvref_t<E>*>(nullptr));
+  else
+    return count_opaque<decltype(std::declval<E>().arg)>();
+}
+/// Opaque nodes (reductions, products) that must be materialized before the loop runs.
+template <class E>
+inline constexpr std::size_t opaque_count_v = count_opaque<E>();
+
+template <class E>
+constexpr int tree_cost() {
+  using K = kind_t<E>;
+  if constexpr (std::is_same_v<K, map_kind>)
+    return []<class F, class... A>(const map_expr<F, A...>*) {
+      return fn::cost_of<F> + (0 + ... + tree_cost<A>());
+    }(static_cast<const std::remove_cvref_t<E>*>(nullptr));
+  else if constexpr (std::is_same_v<K, permute_kind> || std::is_same_v<K, broadcast_kind>)
+    return tree_cost<decltype(std::declval<E>().arg)>();
+  else
+    return 0;
+}
+/// Per-element work of a tree in "adds" (at least 1: a copy still moves memory).
+template <class E>
+inline constexpr int cost_v = tree_cost<E>() > 0 ? tree_cost<E>() : 1;
+
+template <class E>
+constexpr bool plain_tree() {
+  using K = kind_t<E>;
+  if constexpr (std::is_same_v<K, leaf_kind> || std::is_same_v<K, scalar_kind>)
+    return true;
+  else if constexpr (std::is_same_v<K, map_kind>)
+    return []<class F, class... A>(const map_expr<F, A...>*) {
+      return (true && ... && plain_tree<A>());
+    }(static_cast<const std::remove_cvref_t<E>*>(nullptr));
+  else
+    return false;
+}
+/// Only tensors, scalars and elementwise nodes: eligible for the contiguous fast path.
+template <class E>
+inline constexpr bool is_plain_v = plain_tree<E>();
+
+/// Keeps the temporaries of opaque nodes alive while a loop reads them.
+template <std::size_t N>
+struct temp_store {
+  std::array<void*, N> buffers{};
+  std::size_t count = 0;
+  temp_store() = default;
+  temp_store(const temp_store&) = delete;
+  temp_store& operator=(const temp_store&) = delete;
+  ~temp_store() {
+    for (std::size_t i = 0; i < count; ++i) free_bytes(buffers[i]);
+  }
+  void keep(void* p) { buffers[count++] = p; }
+};
+template <>
+struct temp_store<0> {
+  void keep(void*) {}
+};
+
+// Materializes an opaque node into a fresh tensor; specialised by each opaque node's header
+// through the member function `materialize(exec)`.
+template <class E, class Exec, class Store>
+operand flatten_opaque(const E& e, const Exec& ex, Store& temps) {
+  auto t = e.materialize(ex);
+  operand op;
+  op.esize = sizeof(value_t<E>);
+  for (std::size_t k = 0; k < rank_v<E>; ++k) op.strides[k] = t.layout().strides[k];
+  op.ptr = reinterpret_cast<char*>(t.data());
+  temps.keep(t.release());
+  count_temporary();
+  return op;
+}
+
+/// Fills `out` with one operand per memory leaf of `e` (depth-first), strides in e's own
+/// dimensions; returns the number written. Opaque nodes are evaluated (with `ex`) first.
+template <class E, class Exec, class Store>
+std::size_t flatten(const E& e, operand* out, const Exec& ex, Store& temps) {
+  using K = kind_t<E>;
+  if constexpr (std::is_same_v<K, leaf_kind>) {
+    out->ptr = reinterpret_cast<char*>(const_cast<value_t<E>*>(e.data()));
+    out->esize = sizeof(value_t<E>);
+    for (std::size_t k = 0; k < rank_v<E>; ++k) out->strides[k] = e.layout().strides[k];
+    return 1;
+  } else if constexpr (std::is_same_v<K, scalar_kind>) {
+    return 0;
+  } else if constexpr (std::is_same_v<K, opaque_kind>) {
+    *out = flatten_opaque(e, ex, temps);
+    return 1;
+  } else if constexpr (std::is_same_v<K, map_kind>) {
+    constexpr std::size_t R = rank_v<E>;
+    std::size_t n = 0;
+    for_each_arg(e, [&](const auto& child) {
+      const std::size_t b = n;
+      n += flatten(child, out + n, ex, temps);
+      using C = std::remove_cvref_t<decltype(child)>;
+      if constexpr (rank_v<C> == R && R > 0) { // stretch extent-1 dims (NumPy)
+        const auto& cs = child.shape();
+        for (std::size_t k = 0; k < R; ++k)
+          if (cs[k] == 1 && e.shape()[k] != 1)
+            for (std::size_t j = b; j < n; ++j) out[j].strides[k] = 0;
+      }
+    });
+    return n;
+  } else if constexpr (std::is_same_v<K, permute_kind>) {
+    const std::size_t n = flatten(e.arg, out, ex, temps);
+    for (std::size_t j = 0; j < n; ++j) {
+      index_t s[max_rank];
+      for (std::size_t k = 0; k < rank_v<E>; ++k) s[k] = out[j].strides[e.perm[k]];
+      for (std::size_t k = 0; k < rank_v<E>; ++k) out[j].strides[k] = s[k];
+    }
+    return n;
+  } else { // broadcast_kind: new leading dims get stride 0, stretched dims too
+    constexpr std::size_t R2 = rank_v<E>, R = rank_v<decltype(e.arg)>, shift = R2 - R;
+    const std::size_t n = flatten(e.arg, out, ex, temps);
+    const auto& cs = e.arg.shape();
+    for (std::size_t j = 0; j < n; ++j) {
+      for (std::size_t k = R2; k-- > 0;) {
+        index_t s = 0;
+        if (k >= shift && !(cs[k - shift] == 1 && e.shape()[k] != 1)) s = out[j].strides[k - shift];
+        out[j].strides[k] = s;
+      }
+    }
+    return n;
+  }
+}
+
+} // namespace lz::detail
+
+namespace lz::detail {
+
+/// Calls v(leaf) for every memory leaf of a plain tree (tensors and views), depth-first.
+template <class E, class V>
+void for_each_leaf(const E& e, V&& v) {
+  using K = kind_t<E>;
+  if constexpr (std::is_same_v<K, leaf_kind>)
+    v(e);
+  else if constexpr (std::is_same_v<K, map_kind>)
+    for_each_arg(e, [&](const auto& c) { for_each_leaf(c, v); });
+  else if constexpr (std::is_same_v<K, permute_kind> || std::is_same_v<K, broadcast_kind>)
+    for_each_leaf(e.arg, v);
+}
+
+} // namespace lz::detail

@@ -1,0 +1,11 @@
+// lazuli umbrella header: everything a user needs (host side; the device backend has its own).
+#pragma once
+
+#include <lz/construct.hpp>
+#include <lz/evaluate.hpp>
+#include <lz/io.hpp>
+#include <lz/ops/math.hpp>
+#include <lz/ops/operators.hpp>
+#include <lz/ops/reductions.hpp>
+#include <lz/tensor.hpp>
+#include <lz/views.hpp>

@@ -1,0 +1,229 @@
+// Elementwise functors: one struct per operation, one generic body that serves scalars (host
+// and device) and, through argument-dependent lookup, xsimd batches. Each names itself (for
+// explain and errors) and states a rough per-element cost in "adds" that the default policy
+// uses to decide on threads. Adding a function = one functor here + its public name in
+// ops/math.hpp; the op lists at the bottom feed the tests, which check every backend.
+#pragma once
+
+#include <lz/config.hpp>
+
+#include <cmath>
+#include <cstdlib>
+#include <type_traits>
+
+namespace lz::fn {
+
+// Scalar math comes from std; batches find xsimd's overloads by ADL on their argument.
+using std::abs;
+using std::acos;
+using std::asin;
+using std::atan;
+using std::atan2;
+using std::cbrt;
+using std::ceil;
+using std::cos;
+using std::exp;
+using std::expm1;
+using std::floor;
+using std::isinf;
+using std::isnan;
+using std::log;
+using std::log1p;
+using std::pow;
+using std::round;
+using std::sin;
+using std::sqrt;
+using std::tan;
+using std::tanh;
+
+/// select(c, a, b): c ? a : b for scalars; xsimd::select for batches (found by ADL).
+template <class A, class B>
+requires(std::is_arithmetic_v<A>&& std::is_arithmetic_v<B>) LZ_HD
+    constexpr std::common_type_t<A, B> select(bool c, const A& a, const B& b) {
+  return c ? a : b;
+}
+
+#define LZ_UNARY_FN(NAME, EXPR, COST)                                                              \
+  struct NAME##_fn {                                                                               \
+    static constexpr const char* name = #NAME;                                                     \
+    static constexpr int cost = COST;                                                              \
+    template <class A>                                                                             \
+    LZ_HD auto operator()(const A& a) const -> decltype(EXPR) {                                    \
+      return EXPR;                                                                                 \
+    }                                                                                              \
+  };
+
+#define LZ_BINARY_FN(NAME, SYMBOL, EXPR, COST)                                                     \
+  struct NAME##_fn {                                                                               \
+    static constexpr const char* name = SYMBOL;                                                    \
+    static constexpr int cost = COST;                                                              \
+    template <class A, class B>                                                                    \
+    LZ_HD auto operator()(const A& a, const B& b) const -> decltype(EXPR) {                        \
+      return EXPR;                                                                                 \
+    }                                                                                              \
+  };
+
+// Arithmetic and comparison (SYMBOL is what explain and error messages print).
+LZ_BINARY_FN(plus, "+", a + b, 1)
+LZ_BINARY_FN(minus, "-", a - b, 1)
+LZ_BINARY_FN(multiplies, "*", a* b, 1)
+LZ_BINARY_FN(divides, "/", a / b, 4)
+LZ_BINARY_FN(equal, "==", a == b, 1)
+LZ_BINARY_FN(not_equal, "!=", a != b, 1)
+LZ_BINARY_FN(less, "<", a < b, 1)
+LZ_BINARY_FN(less_equal, "<=", a <= b, 1)
+LZ_BINARY_FN(greater, ">", a > b, 1)
+LZ_BINARY_FN(greater_equal, ">=", a >= b, 1)
+LZ_BINARY_FN(atan2, "atan2", atan2(a, b), 25)
+LZ_BINARY_FN(pow, "pow", pow(a, b), 30)
+
+LZ_UNARY_FN(negate, -a, 1)
+LZ_UNARY_FN(square, a* a, 1)
+LZ_UNARY_FN(abs, abs(a), 1)
+LZ_UNARY_FN(sqrt, sqrt(a), 6)
+LZ_UNARY_FN(cbrt, cbrt(a), 20)
+LZ_UNARY_FN(exp, exp(a), 10)
+LZ_UNARY_FN(expm1, expm1(a), 12)
+LZ_UNARY_FN(log, log(a), 12)
+LZ_UNARY_FN(log1p, log1p(a), 14)
+LZ_UNARY_FN(sin, sin(a), 15)
+LZ_UNARY_FN(cos, cos(a), 15)
+LZ_UNARY_FN(tan, tan(a), 20)
+LZ_UNARY_FN(tanh, tanh(a), 15)
+LZ_UNARY_FN(asin, asin(a), 15)
+LZ_UNARY_FN(acos, acos(a), 15)
+LZ_UNARY_FN(atan, atan(a), 15)
+LZ_UNARY_FN(floor, floor(a), 1)
+LZ_UNARY_FN(ceil, ceil(a), 1)
+LZ_UNARY_FN(round, round(a), 2)
+LZ_UNARY_FN(isnan, isnan(a), 1)
+LZ_UNARY_FN(isinf, isinf(a), 1)
+
+#undef LZ_UNARY_FN
+#undef LZ_BINARY_FN
+
+/// Logical and/or/not: on bools they stay bool (no promotion to int); on masks, bitwise.
+struct logical_and_fn {
+  static constexpr const char* name = "&&";
+  static constexpr int cost = 1;
+  LZ_HD bool operator()(bool a, bool b) const { return a && b; }
+  template <class A, class B>
+  requires(!std::is_arithmetic_v<A>) auto operator()(const A& a, const B& b) const
+      -> decltype(a & b) {
+    return a & b;
+  }
+};
+struct logical_or_fn {
+  static constexpr const char* name = "||";
+  static constexpr int cost = 1;
+  LZ_HD bool operator()(bool a, bool b) const { return a || b; }
+  template <class A, class B>
+  requires(!std::is_arithmetic_v<A>) auto operator()(const A& a, const B& b) const
+      -> decltype(a | b) {
+    return a | b;
+  }
+};
+struct logical_not_fn {
+  static constexpr const char* name = "!";
+  static constexpr int cost = 1;
+  LZ_HD bool operator()(bool a) const { return !a; }
+  template <class A>
+  requires(!std::is_arithmetic_v<A>) auto operator()(const A& a) const -> decltype(!a) {
+    return !a;
+  }
+};
+
+/// NaN-propagating maximum / minimum (NumPy's maximum/minimum, not fmax/fmin).
+struct maximum_fn {
+  static constexpr const char* name = "maximum";
+  static constexpr int cost = 2;
+  template <class A, class B>
+  LZ_HD auto operator()(const A& a, const B& b) const
+      -> decltype(select((a > b) | (a != a), a, b)) {
+    return select((a > b) | (a != a), a, b);
+  }
+};
+struct minimum_fn {
+  static constexpr const char* name = "minimum";
+  static constexpr int cost = 2;
+  template <class A, class B>
+  LZ_HD auto operator()(const A& a, const B& b) const
+      -> decltype(select((a < b) | (a != a), a, b)) {
+    return select((a < b) | (a != a), a, b);
+  }
+};
+
+/// sign(x): -1, 0 or +1 (NaN stays NaN, as in NumPy).
+struct sign_fn {
+  static constexpr const char* name = "sign";
+  static constexpr int cost = 2;
+  template <class A>
+  LZ_HD auto operator()(const A& a) const
+      -> decltype(select(a > A(0), A(1), select(a < A(0), A(-1), a* A(0)))) {
+    return select(a > A(0), A(1), select(a < A(0), A(-1), a * A(0)));
+  }
+};
+
+/// where(c, a, b): a where c holds, else b.
+struct where_fn {
+  static constexpr const char* name = "where";
+  static constexpr int cost = 1;
+  template <class C, class A, class B>
+  LZ_HD auto operator()(const C& c, const A& a, const B& b) const -> decltype(select(c, a, b)) {
+    return select(c, a, b);
+  }
+};
+
+/// clamp(x, lo, hi) = minimum(maximum(x, lo), hi).
+struct clamp_fn {
+  static constexpr const char* name = "clamp";
+  static constexpr int cost = 3;
+  template <class A, class L, class H>
+  LZ_HD auto operator()(const A& a, const L& lo, const H& hi) const
+      -> decltype(minimum_fn{}(maximum_fn{}(a, lo), hi)) {
+    return minimum_fn{}(maximum_fn{}(a, lo), hi);
+  }
+};
+
+/// Conversion to T (scalar path only; batches of other lane counts do not mix).
+template <class T>
+struct cast_fn {
+  static constexpr const char* name = "cast";
+  static constexpr int cost = 1;
+  template <class A>
+  LZ_HD auto operator()(const A& a) const -> decltype(static_cast<T>(a)) {
+    return static_cast<T>(a);
+  }
+};
+
+/// Per-element cost of a functor (1 when it does not say).
+template <class F>
+inline constexpr int cost_of = [] {
+  if constexpr (requires { F::cost; })
+    return F::cost;
+  else
+    return 1;
+}();
+
+/// Name of a functor for explain text ("f" for user lambdas).
+template <class F>
+constexpr const char* name_of() {
+  if constexpr (requires { F::name; })
+    return F::name;
+  else
+    return "map";
+}
+
+template <class... F>
+struct op_list {};
+
+/// Every unary and binary elementwise functor; tests iterate these lists.
+using unary_ops = op_list<negate_fn, square_fn, abs_fn, sqrt_fn, cbrt_fn, exp_fn, expm1_fn, log_fn,
+                          log1p_fn, sin_fn, cos_fn, tan_fn, tanh_fn, asin_fn, acos_fn, atan_fn,
+                          floor_fn, ceil_fn, round_fn, sign_fn>;
+using binary_ops =
+    op_list<plus_fn, minus_fn, multiplies_fn, divides_fn, maximum_fn, minimum_fn, atan2_fn, pow_fn>;
+using compare_ops =
+    op_list<equal_fn, not_equal_fn, less_fn, less_equal_fn, greater_fn, greater_equal_fn>;
+
+} // namespace lz::fn

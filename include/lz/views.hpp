@@ -1,0 +1,161 @@
+// Views that never copy: transpose/permute, slice/row/col/diagonal, broadcast_to, reshape.
+// On a tensor (lvalue) or a view they return a tensor_view (writable when the tensor is);
+// on an rvalue tensor or an expression tree they return a node that owns/holds its operand,
+// so `auto e = lz::transpose(lz::eval(a + b));` never dangles.
+#pragma once
+
+#include <lz/expr/nodes.hpp>
+#include <lz/layout/slice.hpp>
+#include <lz/tensor.hpp>
+
+namespace lz {
+namespace detail {
+
+// Lvalue tensors and views of any kind: these become views.
+template <class X>
+struct as_view_t {
+  static constexpr bool ok = false;
+};
+template <class T, std::size_t R>
+struct as_view_t<tensor<T, R>&> {
+  static constexpr bool ok = true;
+  using type = tensor_view<T, R>;
+};
+template <class T, std::size_t R>
+struct as_view_t<const tensor<T, R>&> {
+  static constexpr bool ok = true;
+  using type = tensor_view<const T, R>;
+};
+template <class X>
+requires requires {
+  typename std::remove_cvref_t<X>::element_type;
+} && std::is_same_v<
+    std::remove_cvref_t<X>,
+    tensor_view<typename std::remove_cvref_t<X>::element_type, std::remove_cvref_t<X>::rank>>
+struct as_view_t<X> {
+  static constexpr bool ok = true;
+  using type = std::remove_cvref_t<X>;
+};
+
+template <class X>
+concept viewable = as_view_t<X&&>::ok;
+
+template <class X>
+auto as_view(X&& x) {
+  return typename as_view_t<X&&>::type(x.view());
+}
+
+template <class V, std::size_t R2>
+auto with_layout(const V& v, const strided_layout<R2>& l, index_t offset = 0) {
+  return tensor_view<typename V::element_type, R2>(v.data() + offset, l, trusted);
+}
+
+template <std::size_t R>
+std::array<std::size_t, R> reversed_dims() {
+  std::array<std::size_t, R> p{};
+  for (std::size_t k = 0; k < R; ++k) p[k] = R - 1 - k;
+  return p;
+}
+
+} // namespace detail
+
+/// Reorders dimensions: result dim k is input dim perm[k]. A view for tensors and views.
+template <class X>
+requires expression<X>
+auto permute(X&& x, const std::array<std::size_t, rank_v<X>>& perm) {
+  if constexpr (detail::viewable<X>) {
+    auto v = detail::as_view(std::forward<X>(x));
+    return detail::with_layout(v, permute_layout(v.layout(), perm));
+  } else {
+    constexpr std::size_t R = rank_v<X>;
+    const auto s = x.shape();
+    shape_t<R> ps{};
+    (void)permute_layout(strided_layout<R>{s, {}}, perm); // validates perm
+    for (std::size_t k = 0; k < R; ++k) ps[k] = s[perm[k]];
+    return permute_expr<closure_t<X&&>>{make_closure(std::forward<X>(x)), perm, ps};
+  }
+}
+
+/// Transpose: reverses the dimensions (rows <-> columns for a matrix). Never copies.
+template <expression X>
+auto transpose(X&& x) {
+  return permute(std::forward<X>(x), detail::reversed_dims<rank_v<X>>());
+}
+
+/// Slicing view: one argument per dimension (index, lz::range, lz::all).
+template <expression X, slice_arg... S>
+requires(sizeof...(S) == rank_v<X>) auto slice(X&& x, const S&... s) {
+  static_assert(detail::viewable<X>,
+                "lz::slice needs a tensor or a view; evaluate an expression first (lz::eval)");
+  auto v = detail::as_view(std::forward<X>(x));
+  auto [off, l] = slice_layout(v.layout(), s...);
+  return detail::with_layout(v, l, off);
+}
+
+/// Row i of a matrix, as a vector view.
+template <matrix_expression X>
+auto row(X&& x, index_t i) {
+  return slice(std::forward<X>(x), i, all);
+}
+/// Column j of a matrix, as a (strided) vector view.
+template <matrix_expression X>
+auto col(X&& x, index_t j) {
+  return slice(std::forward<X>(x), all, j);
+}
+/// Main diagonal of a matrix, as a vector view with stride s0 + s1.
+template <matrix_expression X>
+auto diagonal(X&& x) {
+  static_assert(detail::viewable<X>, "lz::diagonal needs a tensor or a view");
+  auto v = detail::as_view(std::forward<X>(x));
+  const auto& l = v.layout();
+  strided_layout<1> d;
+  d.extents[0] = l.extents[0] < l.extents[1] ? l.extents[0] : l.extents[1];
+  d.strides[0] = l.strides[0] + l.strides[1];
+  return detail::with_layout(v, d);
+}
+
+/// Broadcasts to `shape` (NumPy: trailing dims align; extent-1 and new dims get stride 0).
+/// On tensors and views: a read-only view. `lz::broadcast_to(bias, {m, n})`.
+template <expression X, std::size_t R2>
+auto broadcast_to(X&& x, const shape_t<R2>& to) {
+  constexpr std::size_t R = rank_v<X>;
+  static_assert(R2 >= R, "lz::broadcast_to cannot lower the rank");
+  if constexpr (detail::viewable<X>) {
+    auto v = detail::as_view(std::forward<X>(x));
+    using T = std::remove_const_t<typename decltype(v)::element_type>;
+    return tensor_view<const T, R2>(v.data(), broadcast_layout(v.layout(), to), detail::trusted);
+  } else {
+    (void)broadcast_layout(strided_layout<R>{x.shape(), {}}, to); // checks compatibility
+    return broadcast_expr<closure_t<X&&>, R2>{make_closure(std::forward<X>(x)), to};
+  }
+}
+template <expression X, std::size_t R2>
+auto broadcast_to(X&& x, const index_t (&to)[R2]) {
+  shape_t<R2> s{};
+  for (std::size_t k = 0; k < R2; ++k) s[k] = to[k];
+  return broadcast_to(std::forward<X>(x), s);
+}
+
+/// Reshape without copying; throws layout_error when the layout cannot be reshaped (evaluate
+/// first, `lz::reshape(lz::eval(x), ...)`, which moves rather than copies).
+template <expression X, std::size_t R2>
+auto reshape(X&& x, const shape_t<R2>& to) {
+  if constexpr (detail::viewable<X>) {
+    auto v = detail::as_view(std::forward<X>(x));
+    return detail::with_layout(v, reshape_layout(v.layout(), to));
+  } else {
+    static_assert(std::is_same_v<std::remove_cvref_t<X>, tensor<value_t<X>, rank_v<X>>> &&
+                      !std::is_lvalue_reference_v<X>,
+                  "lz::reshape needs a tensor or a view; evaluate an expression first");
+    auto l = reshape_layout(x.layout(), to);
+    return tensor<value_t<X>, R2>(detail::adopt_buffer, x.release(), l);
+  }
+}
+template <expression X, std::size_t R2>
+auto reshape(X&& x, const index_t (&to)[R2]) {
+  shape_t<R2> s{};
+  for (std::size_t k = 0; k < R2; ++k) s[k] = to[k];
+  return reshape(std::forward<X>(x), s);
+}
+
+} // namespace lz

@@ -1,0 +1,77 @@
+// TBB behind lz::kernels::cpu::parallel_for: the only translation unit that includes <tbb/...>.
+#include <lz/kernels/cpu/parallel.hpp>
+
+#include <tbb/blocked_range.h>
+#include <tbb/global_control.h>
+#include <tbb/info.h>
+#include <tbb/parallel_for.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+
+namespace lz {
+namespace {
+
+std::mutex g_mutex;
+std::unique_ptr<tbb::global_control> g_control;
+std::atomic<int> g_threads{0}; // 0 = not yet initialised
+
+int hardware_threads() { return tbb::info::default_concurrency(); }
+
+// First use reads LZ_NUM_THREADS; afterwards set_num_threads wins. The fast path is one
+// relaxed load: evaluate.hpp asks on every large assignment.
+int current_threads() {
+  if (int n = g_threads.load(std::memory_order_acquire)) return n;
+  std::lock_guard lock(g_mutex);
+  if (g_threads.load() == 0) {
+    int n = hardware_threads();
+    if (const char* env = std::getenv("LZ_NUM_THREADS")) {
+      char* end = nullptr;
+      long v = std::strtol(env, &end, 10);
+      if (end != env && v > 0) n = static_cast<int>(v);
+    }
+    if (n != hardware_threads())
+      g_control = std::make_unique<tbb::global_control>(
+          tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(n));
+    g_threads.store(n, std::memory_order_release);
+  }
+  return g_threads.load();
+}
+
+} // namespace
+
+int num_threads() noexcept { return current_threads(); }
+
+void set_num_threads(int n) {
+  current_threads();
+  std::lock_guard lock(g_mutex);
+  if (n <= 0) n = hardware_threads();
+  g_threads.store(n);
+  g_control.reset();
+  g_control = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
+                                                    static_cast<std::size_t>(n));
+}
+
+namespace kernels::cpu {
+
+void parallel_for(index_t n, index_t grain, range_fn fn, void* ctx) {
+  if (n <= 0) return;
+  if (grain < 1) grain = 1;
+  if (n <= grain || num_threads() == 1) {
+    fn(ctx, 0, n);
+    return;
+  }
+  // simple_partitioner with the given grain gives equal, predictable chunks; the grain is chosen
+  // by the caller from the work per index.
+  tbb::parallel_for(
+      tbb::blocked_range<index_t>(0, n, static_cast<std::size_t>(grain)),
+      [&](const tbb::blocked_range<index_t>& r) { fn(ctx, r.begin(), r.end()); },
+      tbb::simple_partitioner());
+}
+
+} // namespace kernels::cpu
+} // namespace lz

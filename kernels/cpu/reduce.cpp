@@ -1,0 +1,249 @@
+// Reduction drivers: fixed blocks + pairwise combination in a fixed tree (see reduce.hpp).
+// Threads evaluate disjoint subtrees; the tree never depends on the thread count.
+#include <lz/kernels/cpu/parallel.hpp>
+#include <lz/kernels/cpu/reduce.hpp>
+
+#include <algorithm>
+#include <cstring>
+
+namespace lz::kernels::cpu {
+namespace {
+
+index_t ceil_div(index_t a, index_t b) { return (a + b - 1) / b; }
+
+struct partial_buf {
+  alignas(64) unsigned char b[max_reduce_partial];
+};
+struct state_buf {
+  alignas(64) unsigned char b[max_reduce_state];
+};
+
+// Blocks of a planned loop: (outer slab, row block, inner chunk), each at most `block`
+// elements, numbered in logical (memory walk) order.
+struct block_grid {
+  const loop_plan* p;
+  const reduce_kernels* k;
+  const void* ctx;
+  index_t inner, rows, rpb, rblocks, chunk, cpr;
+  index_t count() const { return p->outer * rblocks * cpr; }
+
+  void reduce_block(index_t bi, void* partial) const {
+    const int n = p->count, R = p->rank, in = R - 1;
+    index_t o = bi / (rblocks * cpr), rem = bi % (rblocks * cpr);
+    const index_t rb = rem / cpr, ci = rem % cpr;
+    const index_t slab = o;
+    index_t off[max_operands] = {};
+    for (int d = R - 3; d >= 0; --d) {
+      const index_t i = o % p->extents[d];
+      o /= p->extents[d];
+      for (int j = 0; j < n; ++j) off[j] += i * p->ops[j].strides[d];
+    }
+    const index_t r0 = rb * rpb, c0 = ci * chunk;
+    const index_t nrows = std::min(rpb, rows - r0), ncols = std::min(chunk, inner - c0);
+    char* ptr[max_operands];
+    index_t s_in[max_operands], s_out[max_operands];
+    for (int j = 0; j < n; ++j) {
+      index_t e = off[j] + c0 * p->ops[j].strides[in];
+      if (R >= 2) e += r0 * p->ops[j].strides[in - 1];
+      ptr[j] = p->ops[j].ptr + e * p->ops[j].esize;
+      s_in[j] = p->ops[j].strides[in];
+      s_out[j] = R >= 2 ? p->ops[j].strides[in - 1] * p->ops[j].esize : 0;
+    }
+    state_buf st;
+    k->init(st.b);
+    const index_t first = (slab * rows + r0) * inner + c0; // logical index (keep_order loops)
+    k->slab[static_cast<int>(p->m)](ctx, ptr, s_in, s_out, nrows, ncols, first, inner, st.b);
+    k->finish(st.b, partial);
+  }
+};
+
+// Pairwise over blocks [lo, hi): split at the midpoint, always.
+template <class Leaf>
+void pairwise(const Leaf& leaf, const reduce_kernels& k, index_t lo, index_t hi, void* out) {
+  if (hi - lo == 1) {
+    leaf(lo, out);
+    return;
+  }
+  const index_t mid = lo + (hi - lo) / 2;
+  partial_buf right;
+  pairwise(leaf, k, lo, mid, out);
+  pairwise(leaf, k, mid, hi, right.b);
+  k.combine(out, right.b);
+}
+
+// The same tree, with its subtrees at `depth` computed in parallel.
+template <class Leaf>
+void pairwise_parallel(const Leaf& leaf, const reduce_kernels& k, index_t nblocks, int depth,
+                       void* out) {
+  struct range {
+    index_t lo, hi;
+  };
+  range ranges[64];
+  int nr = 0;
+  auto collect = [&](auto self, index_t lo, index_t hi, int d) -> void {
+    if (d == 0 || hi - lo <= 1) {
+      ranges[nr++] = {lo, hi};
+      return;
+    }
+    const index_t mid = lo + (hi - lo) / 2;
+    self(self, lo, mid, d - 1);
+    self(self, mid, hi, d - 1);
+  };
+  collect(collect, 0, nblocks, depth);
+  partial_buf parts[64];
+  parallel_for(nr, 1, [&](index_t b, index_t e) {
+    for (index_t i = b; i < e; ++i) pairwise(leaf, k, ranges[i].lo, ranges[i].hi, parts[i].b);
+  });
+  int next = 0;
+  auto combine = [&](auto self, index_t lo, index_t hi, int d, void* dst) -> void {
+    if (d == 0 || hi - lo <= 1) {
+      std::memcpy(dst, parts[next++].b, max_reduce_partial);
+      return;
+    }
+    const index_t mid = lo + (hi - lo) / 2;
+    partial_buf right;
+    self(self, lo, mid, d - 1, dst);
+    self(self, mid, hi, d - 1, right.b);
+    k.combine(dst, right.b);
+  };
+  combine(combine, 0, nblocks, depth, out);
+}
+
+int threads_for(const reduce_options& opt, index_t work) {
+  if (!opt.threads || work < opt.parallel_work) return 1;
+  return num_threads();
+}
+
+// Reduces blocks [0, nblocks) into out, in parallel when worthwhile.
+template <class Leaf>
+void reduce_blocks(const Leaf& leaf, const reduce_kernels& k, index_t nblocks, int threads,
+                   void* out) {
+  if (nblocks == 0) {
+    state_buf st;
+    k.init(st.b);
+    k.finish(st.b, out);
+    return;
+  }
+  if (threads > 1 && nblocks >= 2) {
+    int depth = 0; // ~4 subtrees per thread, at most 64
+    while ((index_t(1) << depth) < 4 * threads && (index_t(1) << depth) < nblocks && depth < 6)
+      ++depth;
+    pairwise_parallel(leaf, k, nblocks, depth, out);
+  } else {
+    pairwise(leaf, k, 0, nblocks, out);
+  }
+}
+
+} // namespace
+
+void run_reduce(int rank, const index_t* ext, int count, detail::operand* ops,
+                const reduce_kernels& k, const void* ctx, const reduce_options& opt, void* out) {
+  loop_options lo;
+  lo.threads = false;
+  lo.keep_order = opt.keep_order;
+  const loop_plan p = plan_loop(rank, ext, count, ops, lo);
+  if (p.items == 0) {
+    reduce_blocks([](index_t, void*) {}, k, 0, 1, out);
+    return;
+  }
+  block_grid g{&p, &k, ctx, 0, 0, 0, 0, 0, 0};
+  g.inner = p.extents[p.rank - 1];
+  g.rows = p.rank >= 2 ? p.extents[p.rank - 2] : 1;
+  const index_t B = opt.block > 0 ? opt.block : 4096;
+  if (g.inner >= B) {
+    g.rpb = 1;
+    g.rblocks = g.rows;
+    g.chunk = B;
+    g.cpr = ceil_div(g.inner, B);
+  } else {
+    g.rpb = std::max<index_t>(1, B / g.inner);
+    g.rblocks = ceil_div(g.rows, g.rpb);
+    g.chunk = g.inner;
+    g.cpr = 1;
+  }
+  const int threads = threads_for(opt, p.size * opt.cost);
+  reduce_blocks([&](index_t bi, void* part) { g.reduce_block(bi, part); }, k, g.count(), threads,
+                out);
+}
+
+void run_reduce_axis(int out_rank, const index_t* out_ext, index_t axis_len, int count,
+                     detail::operand* ops, const reduce_kernels& k, const void* ctx,
+                     const reduce_options& opt) {
+  index_t nout = 1;
+  for (int d = 0; d < out_rank; ++d) nout *= out_ext[d];
+  if (nout == 0) return;
+  const int ax = out_rank; // leaves' stride index of the reduced axis
+  const index_t B = opt.block > 0 ? opt.block : 4096;
+  const int threads = threads_for(opt, nout * axis_len * opt.cost);
+
+  // Vertical mode: the outputs are contiguous along the last output dim for the destination
+  // and every leaf (stride 1, or 0 for a broadcast leaf) while the axis is not: SIMD lanes run
+  // across outputs and each lane walks the axis pairwise.
+  const int last = out_rank - 1;
+  bool vertical = k.vertical && out_rank >= 1 && ops[0].strides[last] == 1 && axis_len > 0;
+  bool axis_contiguous = true;
+  for (int j = 1; j < count && vertical; ++j) {
+    const index_t s = ops[j].strides[last];
+    vertical = s == 0 || s == 1;
+    axis_contiguous = axis_contiguous && ops[j].strides[ax] == 1;
+  }
+  if (vertical && axis_contiguous && count > 1) vertical = false; // segments are better
+
+  const index_t inner = out_rank >= 1 ? out_ext[last] : 1;
+  const index_t group = vertical ? std::min<index_t>(inner, 256) : 1;
+  const index_t groups_per_row = vertical ? ceil_div(inner, group) : inner;
+  const index_t rows = nout / inner; // product of the other output dims
+  const index_t items = rows * groups_per_row;
+
+  auto run_items = [&](index_t b, index_t e) {
+    char* ptr[max_operands];
+    index_t s_in[max_operands], s_ax[max_operands];
+    for (int j = 0; j < count; ++j) {
+      s_in[j] = out_rank >= 1 ? ops[j].strides[last] : 0;
+      s_ax[j] = j ? ops[j].strides[ax] : 0;
+    }
+    for (index_t item = b; item < e; ++item) {
+      index_t r = item / groups_per_row;
+      const index_t gi = item % groups_per_row;
+      const index_t j0 = gi * group; // first output along the last dim
+      for (int j = 0; j < count; ++j) ptr[j] = ops[j].ptr + j0 * s_in[j] * ops[j].esize;
+      for (int d = last - 1; d >= 0; --d) {
+        const index_t i = r % out_ext[d];
+        r /= out_ext[d];
+        for (int j = 0; j < count; ++j) ptr[j] += i * ops[j].strides[d] * ops[j].esize;
+      }
+      if (vertical) {
+        k.vertical(ctx, ptr, s_in, s_ax, axis_len, std::min(group, inner - j0), ptr[0]);
+        continue;
+      }
+      // One output: a 1-d reduction along the axis in blocks of B, combined pairwise.
+      const index_t nb = ceil_div(axis_len, B);
+      auto leaf = [&](index_t bi, void* part) {
+        char* q[max_operands];
+        index_t zeros[max_operands] = {};
+        for (int j = 0; j < count; ++j) q[j] = ptr[j] + bi * B * s_ax[j] * ops[j].esize;
+        bool unit = true, bc = true;
+        for (int j = 1; j < count; ++j) {
+          unit = unit && s_ax[j] == 1;
+          bc = bc && (s_ax[j] == 1 || s_ax[j] == 0);
+        }
+        state_buf st;
+        k.init(st.b);
+        const int m = unit ? 0 : bc ? 1 : 2;
+        k.slab[m](ctx, q, s_ax, zeros, 1, std::min(B, axis_len - bi * B), bi * B, 0, st.b);
+        k.finish(st.b, part);
+      };
+      partial_buf part;
+      reduce_blocks(leaf, k, nb, 1, part.b);
+      k.store(part.b, axis_len, ptr[0]);
+    }
+  };
+  if (threads > 1 && items >= 2) {
+    const index_t grain = std::max<index_t>(1, items / (8 * threads));
+    parallel_for(items, grain, run_items);
+  } else {
+    run_items(0, items);
+  }
+}
+
+} // namespace lz::kernels::cpu

@@ -1,0 +1,53 @@
+// The CPU loop driver, compiled once (kernels/cpu/loop.cpp): turns a loop over operand
+// descriptors into calls of a tree's slab kernels (row.hpp). plan_loop decides everything
+// (dimension order, coalescing, SIMD mode, tiling, threads) before anything runs, so explain
+// can print the decision; run_loop executes it.
+#pragma once
+
+#include <lz/expr/traverse.hpp>
+#include <lz/kernels/cpu/row.hpp>
+
+#include <string>
+
+namespace lz::kernels::cpu {
+
+/// Most operands (destination + leaves) one loop takes.
+inline constexpr int max_operands = 256;
+
+struct loop_options {
+  bool threads = true;       ///< may use TBB threads (lz::par and the automatic policy)
+  index_t parallel_work = 0; ///< element-cost below which the loop stays on one thread
+  int cost = 1;              ///< per-element cost of the tree
+  index_t tile = 0;          ///< tile edge for transposed reads; 0 disables tiling
+  bool keep_order = false;   ///< keep the logical dimension order (arg-reductions count indices)
+};
+
+/// A loop after planning: dims dropped/reordered/coalesced, operands rewritten in place.
+struct loop_plan {
+  int rank = 0; ///< loop dims after coalescing (>= 1)
+  index_t extents[max_rank] = {};
+  int count = 0; ///< operands, destination first
+  detail::operand* ops = nullptr;
+  mode m = mode::unit;
+  bool tiled = false;
+  index_t tile = 0;
+  index_t size = 0;  ///< elements
+  index_t outer = 1; ///< slabs (product of dims before the last two)
+  index_t row_block = 1, row_blocks = 1;
+  index_t inner_chunk = 0, inner_chunks = 1;
+  index_t items = 0; ///< work items handed to threads (0: nothing to do)
+  int threads = 1;
+};
+
+/// Plans a loop of `rank` dims with `extents` over `count` operands (operand 0 written).
+/// @pre no operand reads the destination's memory at another position (evaluate.hpp checks).
+loop_plan plan_loop(int rank, const index_t* extents, int count, detail::operand* ops,
+                    const loop_options& opt);
+
+/// Runs a planned loop with one tree's slab kernels.
+void run_loop(const loop_plan& plan, const slab_kernels& k, const void* ctx);
+
+/// One line for explain: "loop 2-d (2000,2000) tiled 32, strided, 2 threads x 63 items".
+std::string describe(const loop_plan& plan, int simd_width);
+
+} // namespace lz::kernels::cpu

@@ -1,0 +1,237 @@
+// CPU reductions: per-tree kernels (template, xsimd) and the compiled drivers
+// (kernels/cpu/reduce.cpp). Accuracy and determinism come from the driver: the operand is cut
+// into fixed blocks (lz::thresholds().reduce_block elements, decided by the shape alone),
+// each block is reduced with U x W SIMD accumulators, and block results are combined
+// pairwise in a fixed binary tree. Threads only decide who computes which subtree, so the
+// result is bit-identical for any thread count.
+#pragma once
+
+#include <lz/kernels/cpu/loop.hpp>
+#include <lz/ops/reduce_ops.hpp>
+
+#include <new>
+
+namespace lz::kernels::cpu {
+
+inline constexpr int max_reduce_state = 1024; ///< bytes of a block accumulator
+inline constexpr int max_reduce_partial = 32; ///< bytes of a finished block result
+
+using red_slab_fn = void (*)(const void* ctx, char* const* p, const index_t* s, const index_t* so,
+                             index_t rows, index_t n, index_t first, index_t row_step, void* state);
+using red_init_fn = void (*)(void* state);
+using red_finish_fn = void (*)(const void* state, void* partial);
+using red_combine_fn = void (*)(void* a, const void* b); // a = a ⊕ b, b after a in index order
+using red_store_fn = void (*)(const void* partial, index_t count, char* dst);
+using red_vertical_fn = void (*)(const void* ctx, char* const* p, const index_t* s_inner,
+                                 const index_t* s_axis, index_t axis_len, index_t nout, char* dst);
+
+/// The kernels of one (reduction, tree, destination) triple.
+struct reduce_kernels {
+  red_slab_fn slab[3];
+  red_init_fn init;
+  red_finish_fn finish;
+  red_combine_fn combine;
+  red_store_fn store;       ///< finalize a partial and combine it into a destination element
+  red_vertical_fn vertical; ///< SIMD across outputs (axis reductions); null if unsupported
+  int simd_width;
+};
+
+struct reduce_options {
+  bool threads = true;
+  index_t parallel_work = 0;
+  int cost = 1;
+  index_t block = 4096;
+  bool keep_order = false; ///< arg-reductions: iterate in logical order (indices count)
+};
+
+/// Full reduction over `ops[1..count)` (ops[0] guides the dimension order and is not read);
+/// writes the combined partial to `out`. An empty loop yields the identity.
+void run_reduce(int rank, const index_t* ext, int count, detail::operand* ops,
+                const reduce_kernels& k, const void* ctx, const reduce_options& opt, void* out);
+
+/// Reduction along one axis: ops[0] is the destination (out_rank dims); leaves have
+/// out_rank + 1 strides, the last one along the reduced axis of length axis_len.
+void run_reduce_axis(int out_rank, const index_t* out_ext, index_t axis_len, int count,
+                     detail::operand* ops, const reduce_kernels& k, const void* ctx,
+                     const reduce_options& opt);
+
+namespace detail_red {
+
+template <class T>
+concept arg_accumulator = requires(T a) {
+  a.index;
+};
+
+template <class E>
+constexpr auto leaf_sizes() {
+  std::array<index_t, 1 + detail::leaf_count_v<E>> s{};
+  std::size_t k = 1;
+  auto visit = [&](auto self, auto* node) -> void {
+    using N = std::remove_pointer_t<decltype(node)>;
+    using K = detail::kind_t<N>;
+    if constexpr (std::is_same_v<K, detail::leaf_kind> || std::is_same_v<K, detail::opaque_kind>)
+      s[k++] = sizeof(value_t<N>);
+    else if constexpr (std::is_same_v<K, detail::map_kind>)
+      [&]<class F, class... A>(const map_expr<F, A...>*) {
+        (self(self, static_cast<A*>(nullptr)), ...);
+      }(static_cast<const N*>(nullptr));
+    else if constexpr (std::is_same_v<K, detail::permute_kind> ||
+                       std::is_same_v<K, detail::broadcast_kind>)
+      self(self, static_cast<std::remove_cvref_t<decltype(std::declval<N>().arg)>*>(nullptr));
+  };
+  visit(visit, static_cast<std::remove_cvref_t<E>*>(nullptr));
+  return s;
+}
+
+} // namespace detail_red
+
+/// Reduction kernels for tree E reduced by Op, finalized by Fin, stored into D with ⊕ = AOp.
+template <class Op, class Fin, class D, detail::assign_op AOp, class E, bool AllowSimd>
+struct reducer {
+  using V = value_t<E>;
+  using A = typename Op::template acc_t<V>;
+  static constexpr bool is_arg = detail_red::arg_accumulator<A>;
+  static constexpr bool S = [] {
+    if constexpr (!AllowSimd || is_arg || !std::is_same_v<A, V>)
+      return false;
+    else
+      return simd_ok<V, E>();
+  }();
+  static constexpr int U = 4;
+  static constexpr int W = [] {
+    if constexpr (S)
+      return int(xsimd::batch<V>::size);
+    else
+      return 1;
+  }();
+  static constexpr std::size_t N = 1 + detail::leaf_count_v<E>;
+
+  struct state {
+    V lanes[S ? U * W : 1];
+    A tail;
+  };
+  static_assert(sizeof(state) <= max_reduce_state && sizeof(A) <= max_reduce_partial);
+
+  static A element(const auto& v, index_t idx) {
+    if constexpr (is_arg)
+      return A{static_cast<V>(v), idx};
+    else
+      return static_cast<A>(v);
+  }
+
+  static void init(void* st) {
+    state* s = new (st) state;
+    if constexpr (is_arg)
+      s->tail = A{V{}, -1};
+    else
+      s->tail = Op::template identity<A>();
+    if constexpr (S)
+      for (int j = 0; j < U * W; ++j) s->lanes[j] = Op::template identity<V>();
+  }
+
+  template <mode M>
+  static void slab(const void* ctx, char* const* p, const index_t* s, const index_t* so,
+                   index_t rows, index_t n, index_t first, index_t row_step, void* st) {
+    const E& e = *static_cast<const E*>(ctx);
+    state& sum = *static_cast<state*>(st);
+    char* q[N];
+    for (std::size_t k = 0; k < N; ++k) q[k] = p[k];
+    using AccB = xsimd::batch<std::conditional_t<S, V, float>>;
+    [[maybe_unused]] AccB acc[U];
+    if constexpr (S)
+      for (int u = 0; u < U; ++u) acc[u] = AccB::load_unaligned(sum.lanes + u * W);
+    for (index_t r = 0; r < rows; ++r) {
+      const auto b = bind<1>(e, q, s);
+      index_t i = 0;
+      if constexpr (S && M != mode::strided) {
+        using B = xsimd::batch<V>;
+        for (; i + U * W <= n; i += U * W)
+          for (int u = 0; u < U; ++u) acc[u] = Op::combine(acc[u], b.template vec<M, B>(i + u * W));
+        for (; i + W <= n; i += W) acc[0] = Op::combine(acc[0], b.template vec<M, B>(i));
+      }
+      for (; i < n; ++i) sum.tail = Op::combine(sum.tail, element(b.template at<M>(i), first + i));
+      first += row_step;
+      for (std::size_t k = 0; k < N; ++k) q[k] += so[k];
+    }
+    if constexpr (S)
+      for (int u = 0; u < U; ++u) acc[u].store_unaligned(sum.lanes + u * W);
+  }
+
+  static void finish(const void* st, void* partial) {
+    const state& s = *static_cast<const state*>(st);
+    A r = s.tail;
+    if constexpr (S) { // lanes pairwise: a fixed tree, so the result is reproducible
+      V v[U * W];
+      for (int j = 0; j < U * W; ++j) v[j] = s.lanes[j];
+      for (int width = U * W; width > 1; width /= 2)
+        for (int j = 0; j < width / 2; ++j) v[j] = Op::combine(v[2 * j], v[2 * j + 1]);
+      r = Op::combine(v[0], r);
+    }
+    new (partial) A(r);
+  }
+
+  static void combine(void* a, const void* b) {
+    A& x = *static_cast<A*>(a);
+    x = Op::combine(x, *static_cast<const A*>(b));
+  }
+
+  static void store(const void* partial, index_t count, char* dst) {
+    D& o = *reinterpret_cast<D*>(dst);
+    o = static_cast<D>(combine_assign(o, Fin{}(*static_cast<const A*>(partial), count)));
+  }
+  template <class X, class Y>
+  static auto combine_assign(const X& o, const Y& v) {
+    return kernels::cpu::combine<AOp>(o, v);
+  }
+
+  // SIMD across `nout` contiguous outputs; pairwise along the axis.
+  static void vertical(const void* ctx, char* const* p, const index_t* s_inner,
+                       const index_t* s_axis, index_t len, index_t nout, char* dst) {
+    if constexpr (S) {
+      using B = xsimd::batch<V>;
+      const E& e = *static_cast<const E*>(ctx);
+      constexpr auto esize = detail_red::leaf_sizes<E>();
+      // Inner strides across outputs are 1 or 0 (broadcast leaves): bcast mode covers both.
+      for (index_t j0 = 0; j0 < nout; j0 += W) {
+        const index_t w = nout - j0 < W ? nout - j0 : W;
+        auto load_row = [&](index_t k) -> B {
+          char* q[N];
+          for (std::size_t l = 1; l < N; ++l) q[l] = p[l] + (k * s_axis[l]) * esize[l];
+          const auto b = bind<1>(e, q, s_inner);
+          if (w == W) return b.template vec<mode::bcast, B>(j0);
+          alignas(64) V tmp[W];
+          for (index_t j = 0; j < W; ++j)
+            tmp[j] = j < w ? static_cast<V>(b.template at<mode::bcast>(j0 + j))
+                           : Op::template identity<V>();
+          return B::load_aligned(tmp);
+        };
+        auto rec = [&](auto self, index_t k0, index_t k1) -> B {
+          if (k1 - k0 <= 32) {
+            B acc(Op::template identity<V>());
+            for (index_t k = k0; k < k1; ++k) acc = Op::combine(acc, load_row(k));
+            return acc;
+          }
+          const index_t mid = k0 + (k1 - k0) / 2;
+          return Op::combine(self(self, k0, mid), self(self, mid, k1));
+        };
+        alignas(64) V res[W];
+        rec(rec, 0, len).store_aligned(res);
+        for (index_t j = 0; j < w; ++j) store(&res[j], len, dst + (j0 + j) * index_t(sizeof(D)));
+      }
+    } else {
+      (void)ctx, (void)p, (void)s_inner, (void)s_axis, (void)len, (void)nout, (void)dst;
+    }
+  }
+
+  static constexpr reduce_kernels kernels() {
+    return {{&slab<mode::unit>, &slab<mode::bcast>, &slab<mode::strided>},
+            &init,
+            &finish,
+            &combine,
+            &store,
+            S ? &vertical : nullptr,
+            W};
+  }
+};
+
+} // namespace lz::kernels::cpu

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs what lazuli needs from Debian 12 packages (run as root). Idempotent: installs only
+# what is missing, so it is cheap to run before every build.
+#   core:    compiler, CMake, xsimd, oneTBB, OpenBLAS, Boost.Test, Google Benchmark, Thrust (host)
+#   anchors: Eigen, xtensor, Armadillo (the libraries perf/ compares against)
+#   tools:   NumPy + matplotlib (npy interop tests, perf charts), clang (libFuzzer), pkg-config
+set -euo pipefail
+pkgs=(g++ make cmake git pkg-config
+      libxsimd-dev libtbb-dev libopenblas-dev libboost-test-dev libbenchmark-dev
+      libthrust-dev libcub-dev
+      libeigen3-dev xtensor-dev libarmadillo-dev
+      python3 python3-numpy python3-matplotlib
+      clang libclang-rt-14-dev)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "install_deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+echo "install_deps: all ${#pkgs[@]} packages present"
