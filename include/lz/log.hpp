@@ -1,0 +1,41 @@
+// Tracing: LZ_LOG=fusion,alloc,copy,blas,loop,device (or lz::log::enable) prints each rule
+// decision, allocation, transfer and kernel call, with sizes and times, to stderr. Off, a
+// trace point costs one load and one predictable branch. Compiled part: kernels/common/log.cpp.
+#pragma once
+
+#include <lz/config.hpp>
+
+#include <string>
+
+namespace lz::log {
+
+enum channel : unsigned {
+  fusion = 1u << 0, ///< which rule fired, which did not and why
+  alloc = 1u << 1,  ///< buffers and plan temporaries
+  copy = 1u << 2,   ///< copies into BLAS layouts, host <-> device transfers
+  blas = 1u << 3,   ///< BLAS calls with flags, sizes, alpha, beta, time
+  loop = 1u << 4,   ///< fused loops: dims, SIMD width, threads, time
+  device = 1u << 5, ///< device kernels and streams
+  all = 0x3fu
+};
+
+namespace detail {
+extern unsigned g_mask; // initialised from LZ_LOG before main
+}
+
+/// True when `c` is being traced (the one branch a disabled trace point costs).
+inline bool on(channel c) noexcept { return LZ_UNLIKELY((detail::g_mask & c) != 0); }
+/// Enables channels: a mask, or a list as in LZ_LOG ("fusion,blas", "all").
+void enable(unsigned mask) noexcept;
+void enable(const std::string& list);
+/// Disables channels (all by default).
+void disable(unsigned mask = all) noexcept;
+/// Writes one line "[lz:<channel>] <message>" to stderr (thread-safe, one write per line).
+void write(channel c, const std::string& message);
+/// Parses a channel list ("fusion,blas"); unknown names are ignored.
+unsigned parse(const std::string& list) noexcept;
+
+/// Monotonic clock in nanoseconds, for timing traced calls.
+long long now_ns() noexcept;
+
+} // namespace lz::log

@@ -1,0 +1,108 @@
+// BLAS backend: non-template wrappers over CBLAS (OpenBLAS) for float, double and complex, plus
+// lazuli's own cache-blocked, xsimd-vectorized, TBB-parallel gemm/gemv for element types BLAS
+// lacks (int32, int64) and strides it cannot take. Plan steps of kind gemm/gemv/axpy/scal/dot/
+// syrk run here (kernels/blas/*.cpp); <cblas.h> is included only there.
+//
+// Every call is reported to the installed recorder (tests assert the exact calls a rule makes)
+// and traced under LZ_LOG=blas, before it runs.
+#pragma once
+
+#include <lz/config.hpp>
+
+#include <complex>
+#include <cstdint>
+#include <string>
+
+namespace lz::kernels::blas {
+
+/// Operand op as in BLAS: identity, transpose, conjugate transpose.
+enum class trans : char { none = 'N', transpose = 'T', conj_transpose = 'C' };
+/// Storage order of every matrix argument of one call (CBLAS's Order).
+enum class order : char { row_major = 'R', col_major = 'C' };
+/// Which triangle syrk writes.
+enum class uplo : char { upper = 'U', lower = 'L' };
+
+// ---- Level 3 -------------------------------------------------------------------------------
+/// C = alpha·op(A)·op(B) + beta·C, C is m×n, op(A) m×k, op(B) k×n (cblas_?gemm semantics).
+void gemm(order o, trans ta, trans tb, index_t m, index_t n, index_t k, float alpha, const float* A,
+          index_t lda, const float* B, index_t ldb, float beta, float* C, index_t ldc);
+void gemm(order o, trans ta, trans tb, index_t m, index_t n, index_t k, double alpha,
+          const double* A, index_t lda, const double* B, index_t ldb, double beta, double* C,
+          index_t ldc);
+void gemm(order o, trans ta, trans tb, index_t m, index_t n, index_t k, std::complex<float> alpha,
+          const std::complex<float>* A, index_t lda, const std::complex<float>* B, index_t ldb,
+          std::complex<float> beta, std::complex<float>* C, index_t ldc);
+void gemm(order o, trans ta, trans tb, index_t m, index_t n, index_t k, std::complex<double> alpha,
+          const std::complex<double>* A, index_t lda, const std::complex<double>* B, index_t ldb,
+          std::complex<double> beta, std::complex<double>* C, index_t ldc);
+
+/// C = alpha·op(A)·op(A)ᵀ + beta·C on triangle `u` of the n×n matrix C (op(A) is n×k), then
+/// the other triangle is mirrored so C is the full symmetric result.
+void syrk(order o, uplo u, trans t, index_t n, index_t k, float alpha, const float* A, index_t lda,
+          float beta, float* C, index_t ldc);
+void syrk(order o, uplo u, trans t, index_t n, index_t k, double alpha, const double* A,
+          index_t lda, double beta, double* C, index_t ldc);
+
+// ---- Level 2 -------------------------------------------------------------------------------
+/// y = alpha·op(A)·x + beta·y, A is m×n (cblas_?gemv semantics; incx/incy may be negative).
+void gemv(order o, trans t, index_t m, index_t n, float alpha, const float* A, index_t lda,
+          const float* x, index_t incx, float beta, float* y, index_t incy);
+void gemv(order o, trans t, index_t m, index_t n, double alpha, const double* A, index_t lda,
+          const double* x, index_t incx, double beta, double* y, index_t incy);
+void gemv(order o, trans t, index_t m, index_t n, std::complex<float> alpha,
+          const std::complex<float>* A, index_t lda, const std::complex<float>* x, index_t incx,
+          std::complex<float> beta, std::complex<float>* y, index_t incy);
+void gemv(order o, trans t, index_t m, index_t n, std::complex<double> alpha,
+          const std::complex<double>* A, index_t lda, const std::complex<double>* x, index_t incx,
+          std::complex<double> beta, std::complex<double>* y, index_t incy);
+
+// ---- Level 1 -------------------------------------------------------------------------------
+/// y = alpha·x + y.
+void axpy(index_t n, float alpha, const float* x, index_t incx, float* y, index_t incy);
+void axpy(index_t n, double alpha, const double* x, index_t incx, double* y, index_t incy);
+/// x = alpha·x.
+void scal(index_t n, float alpha, float* x, index_t incx);
+void scal(index_t n, double alpha, double* x, index_t incx);
+/// Σ x·y.
+float dot(index_t n, const float* x, index_t incx, const float* y, index_t incy);
+double dot(index_t n, const double* x, index_t incx, const double* y, index_t incy);
+
+// ---- lazuli's own kernels (any stride, integer types) -----------------------------------------
+/// C = alpha·A·B + beta·C with arbitrary (signed, non-zero for C) row/column strides in
+/// elements: A m×k at (rsa, csa), B k×n at (rsb, csb), C m×n at (rsc, csc). Cache-blocked with
+/// packing, xsimd micro-kernel, TBB over blocks of C. Integer results are exact (wrapping as
+/// the type does). beta == 0 never reads C (NaN in C does not propagate).
+/// Instantiated for std::int32_t, std::int64_t, float, double.
+template <class T>
+void gemm_generic(index_t m, index_t n, index_t k, T alpha, const T* A, index_t rsa, index_t csa,
+                  const T* B, index_t rsb, index_t csb, T beta, T* C, index_t rsc, index_t csc);
+/// y = alpha·A·x + beta·y, A m×n at (rsa, csa), x with stride incx, y with stride incy.
+template <class T>
+void gemv_generic(index_t m, index_t n, T alpha, const T* A, index_t rsa, index_t csa, const T* x,
+                  index_t incx, T beta, T* y, index_t incy);
+
+// ---- recording and information ---------------------------------------------------------------
+/// One BLAS-level call as the plan issued it.
+struct call {
+  const char* routine = ""; ///< "dgemm", "sgemv", "daxpy", "gemm_generic<i32>", ...
+  order o = order::row_major;
+  trans ta = trans::none, tb = trans::none;
+  index_t m = 0, n = 0, k = 0;
+  double alpha = 0, beta = 0;        ///< real parts
+  index_t lda = 0, ldb = 0, ldc = 0; ///< leading dims (or incx/incy for level 1/2)
+};
+
+/// Receives every call before it runs (tests install one; nullptr uninstalls).
+struct recorder {
+  virtual ~recorder() = default;
+  virtual void record(const call& c) = 0;
+};
+/// Installs `r` (process-wide) and returns the previous recorder.
+recorder* set_recorder(recorder* r) noexcept;
+
+/// "OpenBLAS 0.3.21 (core Haswell, 2 threads, pthread)" — library, version, core, threads.
+std::string info();
+/// Sets the BLAS library's own thread count (OpenBLAS keeps its own pool); n <= 0 = default.
+void set_num_threads(int n);
+
+} // namespace lz::kernels::blas
