@@ -42,7 +42,7 @@ void assign_with(const P& pol, tensor_view<T, R> dst, const E& e) {
       if (!broadcasts_to(e.shape(), dst.shape()))
         throw shape_error(std::string("lz: cannot assign shape ") + detail::to_string(e.shape()) +
                           " to a destination of shape " + detail::to_string(dst.shape()) + " in '" +
-                          assign_name(Op) + "'");
+                          assign_op_symbol(Op) + "'");
     }
     fusion::execute<Op>(pol, dst, e);
   }

@@ -1,4 +1,4 @@
-// Tracing: LZ_LOG=fusion,alloc,copy,blas,loop,device (or lz::log::enable) prints each rule
+// Tracing: LZ_LOG=fusion,alloc,copy,blas,loop,device (or lz::logging::enable) prints each rule
 // decision, allocation, transfer and kernel call, with sizes and times, to stderr. Off, a
 // trace point costs one load and one predictable branch. Compiled part: kernels/common/log.cpp.
 #pragma once
@@ -7,7 +7,7 @@
 
 #include <string>
 
-namespace lz::log {
+namespace lz::logging {
 
 enum channel : unsigned {
   fusion = 1u << 0, ///< which rule fired, which did not and why
@@ -38,4 +38,4 @@ unsigned parse(const std::string& list) noexcept;
 /// Monotonic clock in nanoseconds, for timing traced calls.
 long long now_ns() noexcept;
 
-} // namespace lz::log
+} // namespace lz::logging

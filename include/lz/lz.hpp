@@ -3,6 +3,8 @@
 
 #include <lz/construct.hpp>
 #include <lz/evaluate.hpp>
+#include <lz/explain.hpp>
+#include <lz/expr/matmul.hpp>
 #include <lz/io.hpp>
 #include <lz/ops/math.hpp>
 #include <lz/ops/operators.hpp>

@@ -50,6 +50,18 @@ struct tuning {
   /// Elements per reduction block: partial sums are combined pairwise over blocks, so the
   /// result is independent of the thread count (perf/reduce_bench, W3).
   index_t reduce_block = 4096;
+  /// Products whose operands BLAS cannot take (non-unit strides both ways, negative strides):
+  /// below this many multiply-adds (m·n·k) lazuli's own any-stride kernel runs them without
+  /// allocating; above it the operand is copied into a BLAS layout first (perf/gemm_bench:
+  /// the copy costs O(m·k) against the kernel's O(m·n·k) gain).
+  index_t gemm_copy_flops = index_t(1) << 18;
+  /// Use syrk for op(A)·op(A)ᵀ (half the flops of gemm; perf/gemm_bench syrk case).
+  bool use_syrk = true;
+  /// axpy/scal go to BLAS from this length up (perf/level1_bench); the fused loop is as fast
+  /// below it. A huge value disables the rule.
+  index_t level1_blas = index_t(1) << 62;
+  /// lz::dot goes to BLAS dot from this length up (perf/level1_bench); 0 disables.
+  index_t dot_blas = 0;
 };
 
 /// The thresholds in force (process-wide).

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <mutex>
 
-namespace lz::log {
+namespace lz::logging {
 namespace detail {
 unsigned g_mask = [] {
   const char* env = std::getenv("LZ_LOG");
@@ -59,4 +59,4 @@ long long now_ns() noexcept {
       .count();
 }
 
-} // namespace lz::log
+} // namespace lz::logging

@@ -44,7 +44,24 @@ inline constexpr adopt_buffer_t adopt_buffer{};
 /// How an assignment combines with the destination: =, +=, -=, *=, /=.
 enum class assign_op { set, add, sub, mul, div };
 
+inline const char* assign_op_symbol(assign_op op) {
+  switch (op) {
+  case assign_op::set:
+    return "=";
+  case assign_op::add:
+    return "+=";
+  case assign_op::sub:
+    return "-=";
+  case assign_op::mul:
+    return "*=";
+  default:
+    return "/=";
+  }
+}
+
 // Defined in evaluate.hpp.
+template <assign_op Op, class P, class T, std::size_t R, class E>
+void assign_with(const P& pol, tensor_view<T, R> dst, const E& e);
 template <assign_op Op, class T, std::size_t R, class E>
 void assign_to(tensor_view<T, R> dst, const E& e);
 template <class T, std::size_t R, class E>

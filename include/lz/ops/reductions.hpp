@@ -33,6 +33,7 @@ template <std::size_t R>
 /// Full reduction of E by Op (finalized by Fin): a rank-0 expression.
 template <class Op, class Fin, class E>
 struct reduce_expr {
+  static constexpr const char* op_name() { return Fin::name[0] ? Fin::name : Op::name; }
   using lz_expression = void;
   using lz_kind = detail::opaque_kind;
   static constexpr std::size_t rank = 0;
@@ -53,6 +54,10 @@ struct reduce_expr {
     index_t size = 1;
     for (std::size_t k = 0; k < R; ++k) size *= s[k];
     if (!Op::has_identity && size == 0) detail::throw_empty_reduction(Op::name, s);
+    if constexpr (std::is_same_v<value_type, acc_type>) { // dot: BLAS where it is faster
+      value_type d{};
+      if (fusion::try_dot<Op, Fin>(arg, d)) return d;
+    }
     detail::temp_store<detail::opaque_count_v<E>> temps;
     std::array<detail::operand, N> ops{};
     detail::flatten(arg, ops.data() + 1, pol, temps);
@@ -79,6 +84,7 @@ struct reduce_expr {
 /// Reduction of E along one axis: rank R-1.
 template <class Op, class Fin, class E>
 struct reduce_axis_expr {
+  static constexpr const char* op_name() { return Fin::name[0] ? Fin::name : Op::name; }
   using lz_expression = void;
   using lz_kind = detail::opaque_kind;
   static constexpr std::size_t rank = rank_v<E> - 1;

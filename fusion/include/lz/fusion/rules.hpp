@@ -1,20 +1,86 @@
-// The ordered rule list: the first rule that matches the tree (compile time) and applies to the
-// operands (run time: layouts, aliasing, sizes) lowers the assignment. Reading this file top to
-// bottom IS the precedence. Each rule lives in rules/<name>.hpp, headed by its algebra.
+// The ordered rule list. plan_assign tries the rules top to bottom: the first that matches the
+// tree (compile time) and applies to the operands (run time: layouts, aliasing, sizes) lowers
+// the assignment into steps on a sink (plan.hpp). Reading this function IS the precedence.
+// Each rule lives in rules/<name>.hpp, headed by its algebra.
 #pragma once
 
+#include <lz/fusion/rules/chain.hpp>
+#include <lz/fusion/rules/dot.hpp>
+#include <lz/fusion/rules/gemm.hpp>
+#include <lz/fusion/rules/gemv.hpp>
+#include <lz/fusion/rules/level1.hpp>
 #include <lz/fusion/rules/map.hpp>
+#include <lz/fusion/rules/nested.hpp>
 #include <lz/fusion/rules/reduce.hpp>
+#include <lz/fusion/rules/sum_of_products.hpp>
+#include <lz/fusion/rules/syrk.hpp>
+#include <lz/fusion/rules/transpose.hpp>
 
 namespace lz::fusion {
 
+/// Which rule a tree reaches first at compile time (the plan type tests static_assert on).
+/// Run-time conditions (layouts, aliasing) may still send it to a later rule.
+enum class rule_id { reduce, gemm, gemv, sum_of_products, level1, nested, map };
+
+template <class T, class E>
+constexpr rule_id rule_for() {
+  if constexpr (scalar_like<E>)
+    return rule_id::map;
+  else if constexpr (is_axis_reduction_v<E> || is_full_reduction_v<E>)
+    return rule_id::reduce;
+  else if constexpr (rules::gemm::matches<E>)
+    return rule_id::gemm;
+  else if constexpr (rules::gemv::matches<E>)
+    return rule_id::gemv;
+  else if constexpr (rules::sum_of_products::matches<E>)
+    return rule_id::sum_of_products;
+  else if constexpr (rules::level1::matches<E, T>)
+    return rule_id::level1;
+  else if constexpr (detail_nested::count_groups<E>() > 0)
+    return rule_id::nested;
+  else
+    return rule_id::map;
+}
+/// The rule `dst = e` reaches first at compile time: `static_assert(lz::fusion::rule_v<double,
+/// decltype(A * B)> == lz::fusion::rule_id::gemm)`.
+template <class T, class E>
+inline constexpr rule_id rule_v = rule_for<T, std::remove_cvref_t<E>>();
+
+template <lz::detail::assign_op Op, class Sink, class P, class T, std::size_t R, class E>
+void plan_assign(Sink& s, const P& pol, tensor_view<T, R> dst, const E& e) {
+  if constexpr (scalar_like<E>) {
+    plan_assign<Op>(s, pol, dst, scalar_expr<T>{static_cast<T>(e)});
+  } else {
+    // reduce: an axis reduction straight into the destination
+    if constexpr (is_axis_reduction_v<E> || is_full_reduction_v<E>) {
+      if (try_reduce<Op>(s, pol, dst, e)) return;
+    }
+    // gemm / gemv / sum of products: product terms → BLAS calls accumulating into dst
+    if constexpr (term_counts_v<E>.products > 0) {
+      constexpr const char* name = rules::gemm::matches<E>   ? rules::gemm::name
+                                   : rules::gemv::matches<E> ? rules::gemv::name
+                                                             : rules::sum_of_products::name;
+      if (lower_terms<Op>(s, pol, dst, e, name)) return;
+    }
+    // level 1: axpy / scal in place
+    if constexpr (rules::level1::matches<E, T>) {
+      if (lower_level1<Op>(s, dst, e)) return;
+    }
+    // nested: products and reductions inside an elementwise tree → planned first, then a loop
+    if constexpr (detail_nested::count_groups<E>() > 0) {
+      lower_nested<Op>(s, pol, dst, e);
+    } else {
+      // map: everything elementwise, one loop (the fallback; always applies)
+      lower_map<Op>(s, pol, dst, e);
+    }
+  }
+}
+
 /// Executes dst ⊕= e (⊕ = Op) under policy `pol`. @pre shapes checked by evaluate.hpp.
-template <detail::assign_op Op, class P, class T, std::size_t R, class E>
+template <lz::detail::assign_op Op, class P, class T, std::size_t R, class E>
 void execute(const P& pol, tensor_view<T, R> dst, const E& e) {
-  // reduce: an axis reduction writes straight into the destination
-  if (try_reduce<Op>(pol, dst, e)) return;
-  // map: everything elementwise, one loop (the fallback; always applies)
-  run_map<Op>(pol, dst, e);
+  exec_sink s;
+  plan_assign<Op>(s, pol, dst, e);
 }
 
 } // namespace lz::fusion

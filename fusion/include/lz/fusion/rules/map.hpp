@@ -9,11 +9,8 @@
 //     loop into a temporary, then the temporary into the destination.
 #pragma once
 
-#include <lz/kernels/alias.hpp>
-#include <lz/kernels/cpu/loop.hpp>
+#include <lz/fusion/plan.hpp>
 #include <lz/kernels/cpu/parallel.hpp>
-#include <lz/policy.hpp>
-#include <lz/tensor.hpp>
 
 namespace lz::fusion {
 
@@ -34,18 +31,15 @@ kernels::cpu::loop_options loop_options_for(int cost) {
   return o;
 }
 
-// Contiguous fast path; returns false (having done nothing) when it does not apply.
-template <detail::assign_op Op, class P, class T, std::size_t R, class E>
-bool run_flat(tensor_view<T, R> dst, const E& e) {
-  using namespace kernels::cpu;
-  constexpr std::size_t N = 1 + detail::leaf_count_v<E>;
+// Contiguous fast path: every leaf has the destination's (row- or column-major) layout and
+// either is the destination or lies apart from it. Fills the operand pointers.
+template <class T, std::size_t R, class E, std::size_t N>
+bool flat_ok(tensor_view<T, R> dst, const E& e, char* (&ptrs)[N], index_t (&esize)[N]) {
   const auto& dl = dst.layout();
   if (!(dl.is_row_major() || dl.is_column_major())) return false;
   const index_t n = dl.size();
   char* const d0 = reinterpret_cast<char*>(dst.data());
   char* const d1 = d0 + n * index_t(sizeof(T));
-  char* ptrs[N];
-  index_t esize[N];
   ptrs[0] = d0;
   esize[0] = sizeof(T);
   std::size_t k = 1;
@@ -53,29 +47,52 @@ bool run_flat(tensor_view<T, R> dst, const E& e) {
   detail::for_each_leaf(e, [&](const auto& leaf) {
     using L = value_t<decltype(leaf)>;
     char* p = reinterpret_cast<char*>(const_cast<L*>(leaf.data()));
-    ok = ok && leaf.layout() == dl &&
-         (p == d0 || p + n * index_t(sizeof(L)) <= d0 || d1 <= p); // same position or apart
+    if constexpr (rank_v<decltype(leaf)> != R)
+      ok = false; // a broadcast scalar leaf
+    else
+      ok = ok && leaf.layout() == dl;
+    ok = ok && (p == d0 || p + n * index_t(sizeof(L)) <= d0 || d1 <= p); // same position or apart
     ptrs[k] = p;
     esize[k] = sizeof(L);
     ++k;
   });
-  if (!ok) return false;
+  return ok;
+}
+
+// Threads for a flat loop of n elements (0: stay on this thread).
+template <class P>
+int flat_threads(index_t work) {
+  if constexpr (allow_threads<P>) {
+    const index_t limit = P::kind == exec_kind::automatic ? thresholds().parallel_work : 65536;
+    if (work >= limit && work >= 65536) {
+      const int t = num_threads();
+      return t > 1 ? t : 0;
+    }
+  }
+  return 0;
+}
+
+// Contiguous fast path; returns false (having done nothing) when it does not apply.
+template <detail::assign_op Op, class P, class T, std::size_t R, class E>
+bool run_flat(tensor_view<T, R> dst, const E& e) {
+  using namespace kernels::cpu;
+  constexpr std::size_t N = 1 + detail::leaf_count_v<E>;
+  char* ptrs[N];
+  index_t esize[N];
+  if (!flat_ok(dst, e, ptrs, esize)) return false;
+  const index_t n = dst.size();
   constexpr bool S = allow_simd<P> && simd_ok<T, E>();
   index_t ones[N], zeros[N];
   for (std::size_t j = 0; j < N; ++j) ones[j] = 1, zeros[j] = 0;
-  const index_t work = n * detail::cost_v<E>;
-  if constexpr (allow_threads<P>) {
-    const index_t limit = P::kind == exec_kind::automatic ? thresholds().parallel_work : 65536;
-    if (work >= limit && work >= 65536 && num_threads() > 1) {
-      index_t chunk = (n / (8 * num_threads()) + 255) / 256 * 256; // ~8 items per thread
-      if (chunk < 256) chunk = 256;
-      parallel_for(n, chunk, [&](index_t b, index_t end) {
-        char* q[N];
-        for (std::size_t j = 0; j < N; ++j) q[j] = ptrs[j] + b * esize[j];
-        slab_kernel<T, E, mode::unit, S, Op>(&e, q, ones, zeros, 1, end - b);
-      });
-      return true;
-    }
+  if (const int threads = flat_threads<P>(n * detail::cost_v<E>)) {
+    index_t chunk = (n / (8 * threads) + 255) / 256 * 256; // ~8 items per thread
+    if (chunk < 256) chunk = 256;
+    parallel_for(n, chunk, [&](index_t b, index_t end) {
+      char* q[N];
+      for (std::size_t j = 0; j < N; ++j) q[j] = ptrs[j] + b * esize[j];
+      slab_kernel<T, E, mode::unit, S, Op>(&e, q, ones, zeros, 1, end - b);
+    });
+    return true;
   }
   slab_kernel<T, E, mode::unit, S, Op>(&e, ptrs, ones, zeros, 1, n);
   return true;
@@ -120,6 +137,73 @@ void run_map(const P& pol, tensor_view<T, R> dst, const E& e) {
   }
   loop_plan p = plan_loop(int(R), ext.data(), int(N), ops.data(), opt);
   run_loop(p, slab_kernels_for<T, E, S, Op>(), &e);
+}
+
+/// Explain text of run_map's decisions (no memory is touched; opaque nodes were lowered first).
+template <detail::assign_op Op, class P, class T, std::size_t R, class E>
+std::string describe_map(const P& pol, tensor_view<T, R> dst, const E& e,
+                         const std::string& dst_name = "dst") {
+  using namespace kernels::cpu;
+  static_assert(detail::opaque_count_v<E> == 0, "lz: opaque nodes must be lowered before a loop");
+  constexpr std::size_t N = 1 + detail::leaf_count_v<E>;
+  constexpr bool S = detail_map::allow_simd<P> && simd_ok<T, E>();
+  const int width = S ? int(xsimd::batch<T>::size) : 1;
+  const char* op = detail::assign_op_symbol(Op);
+  if constexpr (detail::is_plain_v<E>) {
+    char* ptrs[N];
+    index_t esize[N];
+    if (detail_map::flat_ok(dst, e, ptrs, esize)) {
+      const int t = detail_map::flat_threads<P>(dst.size() * detail::cost_v<E>);
+      return "loop " + dst_name + " " + op + " f(" + std::to_string(N - 1) + " operands): flat " +
+             std::to_string(dst.size()) + " elements, contiguous, " +
+             (width > 1 ? "simd x" + std::to_string(width) : std::string("scalar")) + ", " +
+             (t ? std::to_string(t) + " threads" : std::string("1 thread")) + ", cost " +
+             std::to_string(detail::cost_v<E>) + "/element";
+    }
+  }
+  detail::temp_store<0> none;
+  std::array<detail::operand, N> ops{};
+  ops[0].ptr = reinterpret_cast<char*>(dst.data());
+  ops[0].esize = sizeof(T);
+  for (std::size_t k = 0; k < R; ++k) ops[0].strides[k] = dst.layout().strides[k];
+  detail::flatten(e, ops.data() + 1, pol, none);
+  if constexpr (rank_v<E> == R && R > 0) {
+    const auto& es = e.shape();
+    for (std::size_t k = 0; k < R; ++k)
+      if (es[k] == 1 && dst.shape()[k] != 1)
+        for (std::size_t j = 1; j < N; ++j) ops[j].strides[k] = 0;
+  }
+  const auto& ext = dst.layout().extents;
+  const bool alias =
+      kernels::reads_destination_elsewhere(ops[0], ops.data() + 1, int(N - 1), int(R), ext.data());
+  const loop_plan p = plan_loop(int(R), ext.data(), int(N), ops.data(),
+                                detail_map::loop_options_for<P>(detail::cost_v<E>));
+  std::string text = "loop " + dst_name + " " + op + " f(" + std::to_string(N - 1) +
+                     " operands): " + describe(p, width) + ", cost " +
+                     std::to_string(detail::cost_v<E>) + "/element";
+  if (alias)
+    text += " — an operand reads the destination at other positions: evaluated into a "
+            "temporary (" +
+            detail_plan::format_bytes(std::size_t(dst.size()) * sizeof(T)) + "), then copied in";
+  return text;
+}
+
+/// map rule through a sink: run it, or describe it.
+template <detail::assign_op Op, class Sink, class P, class T, std::size_t R, class E>
+void lower_map(Sink& s, const P& pol, tensor_view<T, R> dst, const E& e) {
+  if constexpr (Sink::executes) {
+    if (LZ_UNLIKELY(logging::on(logging::loop))) {
+      const long long t0 = logging::now_ns();
+      run_map<Op>(pol, dst, e);
+      logging::write(logging::loop, describe_map<Op>(pol, dst, e) + " " +
+                                        std::to_string(double(logging::now_ns() - t0) * 1e-3) +
+                                        " us");
+      return;
+    }
+    run_map<Op>(pol, dst, e);
+  } else {
+    s.loop(describe_map<Op>(pol, dst, e, s.name_of(dst.data())), "map");
+  }
 }
 
 } // namespace lz::fusion

@@ -1,0 +1,376 @@
+// Plans as data, run or explained by a sink. A rule lowers an assignment into steps (BLAS
+// calls, loops, temporaries) by calling a sink: exec_sink runs each step as it is lowered;
+// explain_sink only records it. The lowering code is shared, so `lz::explain` shows exactly
+// what an assignment will do — every BLAS call with its flags, sizes, leading dimensions, α and
+// β; every loop with its SIMD width, threads and grain; every temporary with its bytes; and why
+// a rule did not apply when it was close.
+#pragma once
+
+#include <lz/kernels/alias.hpp>
+#include <lz/kernels/blas/blas.hpp>
+#include <lz/kernels/cpu/loop.hpp>
+#include <lz/log.hpp>
+#include <lz/policy.hpp>
+#include <lz/tensor.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace lz::fusion {
+
+/// Where a step's operand lives, for explain: the destination, a temporary, or user memory.
+struct origin {
+  static constexpr int user = -1;
+  static constexpr int dst = -2;
+  int id = user; ///< >= 0: temporary number
+};
+
+/// A matrix (a vector is cols == 1) operand: element (i, j) at ptr[i*rs + j*cs].
+template <class V>
+struct mat {
+  V* ptr = nullptr;
+  index_t rows = 0, cols = 0, rs = 0, cs = 0;
+  origin from{};
+
+  /// The transposed operand (a view: strides swap).
+  mat transposed() const { return {ptr, cols, rows, cs, rs, from}; }
+  /// Highest and lowest byte touched (for overlap checks).
+  const char* lo() const {
+    index_t o = 0;
+    if (rows > 1 && rs < 0) o += (rows - 1) * rs;
+    if (cols > 1 && cs < 0) o += (cols - 1) * cs;
+    return reinterpret_cast<const char*>(ptr + o);
+  }
+  const char* hi() const {
+    index_t o = 0;
+    if (rows > 1 && rs > 0) o += (rows - 1) * rs;
+    if (cols > 1 && cs > 0) o += (cols - 1) * cs;
+    return reinterpret_cast<const char*>(ptr + o + 1);
+  }
+  bool empty() const { return rows == 0 || cols == 0; }
+};
+
+/// Byte ranges overlap (conservative; exactness matters only for views that interleave).
+template <class A, class B>
+bool overlaps(const mat<A>& a, const mat<B>& b) {
+  if (a.empty() || b.empty()) return false;
+  return a.lo() < b.hi() && b.lo() < a.hi();
+}
+
+/// One gemm step, fully decided: BLAS (order, flags, leading dims) or lazuli's own kernel
+/// (any strides).
+template <class V>
+struct gemm_step {
+  bool generic = false;
+  kernels::blas::order o = kernels::blas::order::row_major;
+  kernels::blas::trans ta = kernels::blas::trans::none, tb = kernels::blas::trans::none;
+  index_t m = 0, n = 0, k = 0;
+  V alpha{}, beta{};
+  mat<const V> A, B;
+  mat<V> C;
+  index_t lda = 0, ldb = 0, ldc = 0;
+};
+
+/// One gemv step: y = alpha·op(A)·x + beta·y.
+template <class V>
+struct gemv_step {
+  bool generic = false;
+  kernels::blas::order o = kernels::blas::order::row_major;
+  kernels::blas::trans t = kernels::blas::trans::none;
+  index_t m = 0, n = 0; ///< of A as stored (BLAS convention)
+  V alpha{}, beta{};
+  mat<const V> A, x; ///< x: cols == 1, stride rs
+  mat<V> y;
+  index_t lda = 0;
+};
+
+/// One syrk step: C = alpha·op(A)·op(A)ᵀ + beta·C (full symmetric result).
+template <class V>
+struct syrk_step {
+  kernels::blas::order o = kernels::blas::order::row_major;
+  kernels::blas::trans t = kernels::blas::trans::none;
+  index_t n = 0, k = 0;
+  V alpha{}, beta{};
+  mat<const V> A;
+  mat<V> C;
+  index_t lda = 0, ldc = 0;
+};
+
+/// Level-1 steps.
+template <class V>
+struct axpy_step {
+  index_t n = 0;
+  V alpha{};
+  mat<const V> x;
+  mat<V> y;
+};
+template <class V>
+struct scal_step {
+  index_t n = 0;
+  V alpha{};
+  mat<V> x;
+};
+
+namespace detail_plan {
+std::string describe_gemm(const char* routine, bool generic, char o, char ta, char tb, index_t m,
+                          index_t n, index_t k, const std::string& alpha, const std::string& beta,
+                          index_t lda, index_t ldb, index_t ldc, int a, int b, int c);
+std::string describe_gemv(const char* routine, bool generic, char o, char t, index_t m, index_t n,
+                          const std::string& alpha, const std::string& beta, index_t lda,
+                          index_t incx, index_t incy, int a, int x, int y);
+std::string describe_syrk(const char* routine, char o, char t, index_t n, index_t k,
+                          const std::string& alpha, const std::string& beta, index_t lda,
+                          index_t ldc, int a, int c);
+std::string describe_level1(const char* routine, index_t n, const std::string& alpha, index_t incx,
+                            index_t incy, int x, int y);
+std::string format_scalar(double re, double im);
+std::string format_bytes(std::size_t bytes);
+
+template <class V>
+std::string scalar_text(const V& v) {
+  if constexpr (lz::detail::is_complex_v<V>)
+    return format_scalar(double(v.real()), double(v.imag()));
+  else
+    return format_scalar(double(v), 0.0);
+}
+template <class V>
+const char* blas_name(const char* op) { // "gemm" -> "dgemm" / "sgemm" / "zgemm" / "cgemm"
+  static thread_local char buf[16];
+  char p = std::is_same_v<V, float>                  ? 's'
+           : std::is_same_v<V, double>               ? 'd'
+           : std::is_same_v<V, std::complex<float>>  ? 'c'
+           : std::is_same_v<V, std::complex<double>> ? 'z'
+                                                     : 'x';
+  buf[0] = p;
+  std::size_t i = 0;
+  for (; op[i] && i < 14; ++i) buf[i + 1] = op[i];
+  buf[i + 1] = 0;
+  return buf;
+}
+} // namespace detail_plan
+
+/// Element types CBLAS takes.
+template <class V>
+inline constexpr bool blas_type_v =
+    std::is_same_v<V, float> || std::is_same_v<V, double> ||
+    std::is_same_v<V, std::complex<float>> || std::is_same_v<V, std::complex<double>>;
+/// Element types lazuli's own gemm is instantiated for.
+template <class V>
+inline constexpr bool generic_gemm_type_v =
+    std::is_same_v<V, float> || std::is_same_v<V, double> || std::is_same_v<V, std::int32_t> ||
+    std::is_same_v<V, std::int64_t>;
+
+/// Runs every step as it is lowered (the normal path of an assignment).
+class exec_sink {
+ public:
+  static constexpr bool executes = true;
+  exec_sink() = default;
+  exec_sink(const exec_sink&) = delete;
+  exec_sink& operator=(const exec_sink&) = delete;
+  ~exec_sink() {
+    for (int i = 0; i < ntemps_; ++i) lz::detail::free_bytes(temps_[i]);
+  }
+
+  /// A fresh row-major temporary (freed when the plan ends).
+  template <class T, std::size_t R>
+  tensor_view<T, R> temp(const shape_t<R>& s, const char* why) {
+    tensor<T, R> t(s, uninitialized);
+    lz::detail::count_temporary();
+    tensor_view<T, R> v(t.data(), t.layout(), lz::detail::trusted);
+    if (LZ_UNLIKELY(logging::on(logging::alloc)))
+      logging::write(logging::alloc,
+                     std::string("temporary ") + to_string(t.layout()) + " " +
+                         detail_plan::format_bytes(std::size_t(t.size()) * sizeof(T)) + " (" + why +
+                         ")");
+    keep(t.release());
+    return v;
+  }
+  int last_temp() const { return ntemps_ - 1; }
+  /// Where a pointer points, for explain labels (the executing sink does not track it).
+  origin origin_of(const void*) const { return {}; }
+  void set_dst(const void*) {}
+
+  /// Trace a rule decision (only under LZ_LOG=fusion; callers guard with noting()).
+  bool noting() const { return logging::on(logging::fusion); }
+  void note(const std::string& msg) { logging::write(logging::fusion, msg); }
+
+  template <class V>
+  void gemm(const char* rule, const gemm_step<V>& g);
+  template <class V>
+  void gemv(const char* rule, const gemv_step<V>& g);
+  template <class V>
+  void syrk(const char* rule, const syrk_step<V>& g);
+  template <class V>
+  void axpy(const char* rule, const axpy_step<V>& g);
+  template <class V>
+  void scal(const char* rule, const scal_step<V>& g);
+
+ private:
+  void keep(void* p) {
+    if (ntemps_ == max_temps) {
+      lz::detail::free_bytes(p);
+      throw std::length_error("lz: a plan needs more than 32 temporaries");
+    }
+    temps_[ntemps_++] = p;
+  }
+  static constexpr int max_temps = 32;
+  void* temps_[max_temps] = {};
+  int ntemps_ = 0;
+};
+
+/// Records steps as text instead of running them (lz::explain).
+class explain_sink {
+ public:
+  static constexpr bool executes = false;
+
+  template <class T, std::size_t R>
+  tensor_view<T, R> temp(const shape_t<R>& s, const char* why) {
+    const auto l = strided_layout<R>::right(s);
+    const std::size_t bytes = std::size_t(l.size()) * sizeof(T);
+    total_bytes_ += bytes;
+    ++ntemps_;
+    line("temporary tmp" + std::to_string(ntemps_ - 1) + " " + to_string(l) + " " +
+         detail_plan::format_bytes(bytes) + " (" + why + ")");
+    // A placeholder view: explain never dereferences it; its address encodes the temporary's
+    // number (origin_of), far below any real allocation.
+    return tensor_view<T, R>(reinterpret_cast<T*>(alignment * (2 + ntemps_ - 1)), l,
+                             lz::detail::trusted);
+  }
+  int last_temp() const { return ntemps_ - 1; }
+  /// The plan's destination (labelled "dst"), and the label of any pointer: dst, tmpN or user.
+  void set_dst(const void* p) { dst_ = p; }
+  origin origin_of(const void* p) const {
+    if (p && p == dst_) return {origin::dst};
+    const auto a = reinterpret_cast<std::uintptr_t>(p);
+    if (a >= 2 * alignment && a % alignment == 0 && a / alignment - 2 < std::uintptr_t(ntemps_))
+      return {int(a / alignment - 2)};
+    return {};
+  }
+  std::string name_of(const void* p) const {
+    const origin o = origin_of(p);
+    return o.id == origin::dst ? "dst" : o.id >= 0 ? "tmp" + std::to_string(o.id) : "view";
+  }
+
+  bool noting() const { return true; }
+  void note(const std::string& msg) { steps_ += "     note: " + msg + "\n"; }
+
+  template <class V>
+  void gemm(const char* rule, const gemm_step<V>& g) {
+    step(detail_plan::describe_gemm(g.generic ? "gemm_generic" : detail_plan::blas_name<V>("gemm"),
+                                    g.generic, char(g.o), char(g.ta), char(g.tb), g.m, g.n, g.k,
+                                    detail_plan::scalar_text(g.alpha),
+                                    detail_plan::scalar_text(g.beta), g.lda, g.ldb, g.ldc,
+                                    g.A.from.id, g.B.from.id, g.C.from.id),
+         rule);
+  }
+  template <class V>
+  void gemv(const char* rule, const gemv_step<V>& g) {
+    step(detail_plan::describe_gemv(g.generic ? "gemv_generic" : detail_plan::blas_name<V>("gemv"),
+                                    g.generic, char(g.o), char(g.t), g.m, g.n,
+                                    detail_plan::scalar_text(g.alpha),
+                                    detail_plan::scalar_text(g.beta), g.lda, g.x.rs, g.y.rs,
+                                    g.A.from.id, g.x.from.id, g.y.from.id),
+         rule);
+  }
+  template <class V>
+  void syrk(const char* rule, const syrk_step<V>& g) {
+    step(detail_plan::describe_syrk(detail_plan::blas_name<V>("syrk"), char(g.o), char(g.t), g.n,
+                                    g.k, detail_plan::scalar_text(g.alpha),
+                                    detail_plan::scalar_text(g.beta), g.lda, g.ldc, g.A.from.id,
+                                    g.C.from.id),
+         rule);
+  }
+  template <class V>
+  void axpy(const char* rule, const axpy_step<V>& g) {
+    step(detail_plan::describe_level1(detail_plan::blas_name<V>("axpy"), g.n,
+                                      detail_plan::scalar_text(g.alpha), g.x.rs, g.y.rs,
+                                      g.x.from.id, g.y.from.id),
+         rule);
+  }
+  template <class V>
+  void scal(const char* rule, const scal_step<V>& g) {
+    step(detail_plan::describe_level1(detail_plan::blas_name<V>("scal"), g.n,
+                                      detail_plan::scalar_text(g.alpha), g.x.rs, 0, g.x.from.id,
+                                      origin::user),
+         rule);
+  }
+
+  /// A loop step, already described.
+  void loop(const std::string& text, const char* rule) { step(text, rule); }
+
+  /// The whole plan as text.
+  std::string text(const std::string& title) const {
+    std::string s = title + "\n" + steps_;
+    s += "  temporaries: " + std::to_string(ntemps_) + " (" +
+         detail_plan::format_bytes(total_bytes_) + ")\n";
+    return s;
+  }
+  /// The plan as Graphviz DOT: one node per step, edges in execution order.
+  std::string dot(const std::string& title) const;
+
+  int steps() const { return nsteps_; }
+
+ private:
+  void line(const std::string& s) { steps_ += "  " + s + "\n"; }
+  void step(const std::string& s, const char* rule) {
+    ++nsteps_;
+    line(std::to_string(nsteps_) + ". " + s + "   [rule " + rule + "]");
+    labels_.push_back(s + "\\n[rule " + rule + "]");
+  }
+  std::string steps_;
+  const void* dst_ = nullptr;
+  std::vector<std::string> labels_;
+  int ntemps_ = 0, nsteps_ = 0;
+  std::size_t total_bytes_ = 0;
+};
+
+// ---- exec_sink steps: the calls into kernels/blas --------------------------------------------
+
+template <class V>
+void exec_sink::gemm(const char*, const gemm_step<V>& g) {
+  if (g.generic) {
+    if constexpr (generic_gemm_type_v<V>)
+      kernels::blas::gemm_generic<V>(g.m, g.n, g.k, g.alpha, g.A.ptr, g.A.rs, g.A.cs, g.B.ptr,
+                                     g.B.rs, g.B.cs, g.beta, g.C.ptr, g.C.rs, g.C.cs);
+  } else if constexpr (blas_type_v<V>) {
+    kernels::blas::gemm(g.o, g.ta, g.tb, g.m, g.n, g.k, g.alpha, g.A.ptr, g.lda, g.B.ptr, g.ldb,
+                        g.beta, g.C.ptr, g.ldc);
+  }
+}
+
+template <class V>
+void exec_sink::gemv(const char*, const gemv_step<V>& g) {
+  if (g.generic) {
+    if constexpr (generic_gemm_type_v<V>) {
+      // g.A is op(A) as used (rows × cols, any strides): the own kernel takes it directly.
+      kernels::blas::gemv_generic<V>(g.A.rows, g.A.cols, g.alpha, g.A.ptr, g.A.rs, g.A.cs, g.x.ptr,
+                                     g.x.rs, g.beta, g.y.ptr, g.y.rs);
+    }
+  } else if constexpr (blas_type_v<V>) {
+    // Vectors are passed as lazuli views (element 0, signed stride); the wrapper converts.
+    kernels::blas::gemv(g.o, g.t, g.m, g.n, g.alpha, g.A.ptr, g.lda, g.x.ptr, g.x.rs, g.beta,
+                        g.y.ptr, g.y.rs);
+  }
+}
+
+template <class V>
+void exec_sink::syrk(const char*, const syrk_step<V>& g) {
+  if constexpr (std::is_same_v<V, float> || std::is_same_v<V, double>)
+    kernels::blas::syrk(g.o, kernels::blas::uplo::upper, g.t, g.n, g.k, g.alpha, g.A.ptr, g.lda,
+                        g.beta, g.C.ptr, g.ldc);
+}
+
+template <class V>
+void exec_sink::axpy(const char*, const axpy_step<V>& g) {
+  if constexpr (std::is_same_v<V, float> || std::is_same_v<V, double>)
+    kernels::blas::axpy(g.n, g.alpha, g.x.ptr, g.x.rs, g.y.ptr, g.y.rs);
+}
+
+template <class V>
+void exec_sink::scal(const char*, const scal_step<V>& g) {
+  if constexpr (std::is_same_v<V, float> || std::is_same_v<V, double>)
+    kernels::blas::scal(g.n, g.alpha, g.x.ptr, g.x.rs);
+}
+
+} // namespace lz::fusion

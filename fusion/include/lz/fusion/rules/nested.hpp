@@ -1,0 +1,135 @@
+// nested rule: products and reductions inside an elementwise tree.
+//   relu(A·B + bias)  →  dst = bias (broadcast);  gemm(β=1) into dst;  dst = relu(dst)
+// Each "group" — the largest additive subtree holding products (Σ coef·products + other terms),
+// a product under a function, or a reduction — is planned on its own through the rule list:
+// into the destination when nothing in the tree reads the destination (the first group of the
+// destination's shape and type), else into a temporary. The tree, with each group replaced by a
+// view of where it landed, is then ONE in-place elementwise loop (map rule).
+#pragma once
+
+#include <lz/fusion/terms.hpp>
+
+namespace lz::fusion {
+namespace detail_nested {
+
+template <class E>
+using K = lz::detail::kind_t<E>;
+
+// Group: a node planned on its own (see the header).
+template <class E>
+constexpr bool is_group() {
+  if constexpr (std::is_same_v<K<E>, lz::detail::opaque_kind>)
+    return true;
+  else if constexpr (detail_terms::is_product_term<E>())
+    return true;
+  else if constexpr (std::is_same_v<K<E>, lz::detail::map_kind>)
+    return detail_terms::shape_of<E>() != detail_terms::shape_kind::term &&
+           term_counts_v<E>.products > 0;
+  else
+    return false;
+}
+
+template <class E>
+constexpr std::size_t count_groups() {
+  if constexpr (is_group<E>())
+    return 1;
+  else if constexpr (std::is_same_v<K<E>, lz::detail::map_kind>)
+    return []<class F, class... A>(const map_expr<F, A...>*) {
+      return (std::size_t(0) + ... + count_groups<A>());
+    }(static_cast<const std::remove_cvref_t<E>*>(nullptr));
+  else if constexpr (std::is_same_v<K<E>, lz::detail::permute_kind> ||
+                     std::is_same_v<K<E>, lz::detail::broadcast_kind>)
+    return count_groups<decltype(std::declval<E>().arg)>();
+  else
+    return 0;
+}
+
+template <class E, class F>
+void for_each_group(const E& e, F&& f) {
+  if constexpr (is_group<E>())
+    f(e);
+  else if constexpr (std::is_same_v<K<E>, lz::detail::map_kind>)
+    for_each_arg(e, [&](const auto& c) { for_each_group(c, f); });
+  else if constexpr (std::is_same_v<K<E>, lz::detail::permute_kind> ||
+                     std::is_same_v<K<E>, lz::detail::broadcast_kind>)
+    for_each_group(e.arg, f);
+}
+
+struct raw_view {
+  const void* ptr = nullptr;
+  index_t strides[max_rank] = {};
+};
+
+// e with group i replaced by a read-only view of slots[i] (in for_each_group order).
+template <class E>
+auto substitute(const E& e, const raw_view* slots, std::size_t& i) {
+  if constexpr (is_group<E>()) {
+    constexpr std::size_t R = rank_v<E>;
+    const raw_view& r = slots[i++];
+    strided_layout<R> l;
+    for (std::size_t k = 0; k < R; ++k) {
+      l.extents[k] = e.shape()[k];
+      l.strides[k] = r.strides[k];
+    }
+    using V = value_t<E>;
+    return tensor_view<const V, R>(static_cast<const V*>(r.ptr), l, lz::detail::trusted);
+  } else if constexpr (std::is_same_v<K<E>, lz::detail::map_kind>) {
+    return [&]<class F, class... A>(const map_expr<F, A...>& m) {
+      return [&]<std::size_t... J>(std::index_sequence<J...>) {
+        using M = map_expr<F, decltype(substitute(lz::detail::get<J>(m.args), slots, i))...>;
+        return M{m.f, {{substitute(lz::detail::get<J>(m.args), slots, i)}...}, m.shape_};
+      }
+      (std::index_sequence_for<A...>{});
+    }(e);
+  } else if constexpr (std::is_same_v<K<E>, lz::detail::permute_kind>) {
+    auto a = substitute(e.arg, slots, i);
+    return permute_expr<decltype(a)>{std::move(a), e.perm, e.shape_};
+  } else if constexpr (std::is_same_v<K<E>, lz::detail::broadcast_kind>) {
+    auto a = substitute(e.arg, slots, i);
+    return broadcast_expr<decltype(a), rank_v<E>>{std::move(a), e.shape_};
+  } else {
+    return e;
+  }
+}
+
+} // namespace detail_nested
+
+/// Products/reductions anywhere in the tree: each group planned first, then one loop.
+template <lz::detail::assign_op Op, class Sink, class P, class T, std::size_t R, class E>
+void lower_nested(Sink& s, const P& pol, tensor_view<T, R> dst, const E& e) {
+  using namespace detail_nested;
+  constexpr std::size_t N = count_groups<E>();
+  raw_view slots[N];
+  // The destination may hold one group when nothing in the tree reads it.
+  bool dst_free = Op == lz::detail::assign_op::set && !touches_dst(dst, e);
+  std::size_t i = 0;
+  for_each_group(e, [&](const auto& g) {
+    using G = std::remove_cvref_t<decltype(g)>;
+    using V = value_t<G>;
+    constexpr std::size_t RG = rank_v<G>;
+    bool into_dst = false;
+    if constexpr (std::is_same_v<V, T> && RG == R) {
+      into_dst = dst_free && g.shape() == dst.shape();
+      dst_free = dst_free && !into_dst;
+    }
+    // (tensor_view's operator= writes elements, so the view is initialised, never rebound.)
+    const tensor_view<V, RG> target = [&] {
+      if constexpr (std::is_same_v<V, T> && RG == R)
+        if (into_dst) return tensor_view<V, RG>(dst.data(), dst.layout(), lz::detail::trusted);
+      return s.template temp<V, RG>(g.shape(), "nested product/reduction");
+    }();
+    if (s.noting())
+      s.note(std::string("nested: ") +
+             (into_dst ? "a group lands in the destination" : "a group lands in a temporary") +
+             " of shape " + lz::detail::to_string(g.shape()));
+    plan_assign<lz::detail::assign_op::set>(s, pol, target, g);
+    raw_view& r = slots[i++];
+    r.ptr = target.data();
+    for (std::size_t k = 0; k < RG; ++k) r.strides[k] = target.layout().strides[k];
+  });
+  std::size_t j = 0;
+  const auto e2 = substitute(e, slots, j);
+  plan_assign<Op>(s, pol, dst, e2);
+}
+
+} // namespace lz::fusion

@@ -1,0 +1,137 @@
+// lz::explain(dst, expr): the plan of an assignment as text, before anything runs — each BLAS
+// call with trans flags, sizes, leading dimensions, α and β; each loop with its SIMD width,
+// threads and cost; each temporary with its bytes; the rule behind each step; and notes on rules
+// that were close but did not apply. lz::explain_dot gives the same plan as Graphviz DOT.
+#pragma once
+
+#include <lz/evaluate.hpp>
+#include <lz/expr/matmul.hpp>
+#include <lz/ops/reductions.hpp>
+
+#include <string>
+
+namespace lz {
+namespace detail {
+
+std::string number_text(double v);
+
+/// A compact rendering of an expression tree: leaves by shape, operators infix.
+template <class E>
+std::string expr_text(const E& e) {
+  using K = kind_t<E>;
+  if constexpr (std::is_same_v<K, leaf_kind>) {
+    const auto& l = e.layout();
+    std::string s = "t" + to_string(l.extents);
+    if constexpr (rank_v<E> == 2)
+      if (l.extents[0] > 1 && l.extents[1] > 1 && l.strides[0] == 1 && l.strides[1] != 1)
+        s += "ᵀ-layout";
+    return s;
+  } else if constexpr (std::is_same_v<K, scalar_kind>) {
+    if constexpr (is_complex_v<value_t<E>>)
+      return "(" + number_text(double(e.value.real())) + "+" + number_text(double(e.value.imag())) +
+             "i)";
+    else
+      return number_text(double(e.value));
+  } else if constexpr (std::is_same_v<K, map_kind>) {
+    return [&]<class F, class... A>(const map_expr<F, A...>& m) {
+      std::string args[sizeof...(A)];
+      std::size_t i = 0;
+      for_each_arg(m, [&](const auto& c) { args[i++] = expr_text(c); });
+      const std::string name = fn::name_of<F>();
+      const bool infix =
+          sizeof...(A) == 2 && (name == "+" || name == "-" || name == "*" || name == "/" ||
+                                name == "<" || name == ">" || name == "==" || name == "!=" ||
+                                name == "<=" || name == ">=" || name == "&&" || name == "||");
+      if (infix) return "(" + args[0] + " " + name + " " + args[1] + ")";
+      if (sizeof...(A) == 1 && name == "-") return "-" + args[0];
+      std::string s = name + "(";
+      for (std::size_t j = 0; j < sizeof...(A); ++j) s += (j ? ", " : "") + args[j];
+      return s + ")";
+    }(e);
+  } else if constexpr (std::is_same_v<K, permute_kind>) {
+    return "transpose(" + expr_text(e.arg) + ")";
+  } else if constexpr (std::is_same_v<K, broadcast_kind>) {
+    return "broadcast_to(" + expr_text(e.arg) + ", " + to_string(e.shape()) + ")";
+  } else if constexpr (is_matmul_v<std::remove_cvref_t<E>>) {
+    return "(" + expr_text(e.lhs) + " · " + expr_text(e.rhs) + ")";
+  } else if constexpr (requires { e.axis; }) {
+    return std::string(std::remove_cvref_t<E>::op_name()) + "(" + expr_text(e.arg) + ", axis " +
+           std::to_string(e.axis) + ")";
+  } else if constexpr (requires { e.arg; }) {
+    return std::string(std::remove_cvref_t<E>::op_name()) + "(" + expr_text(e.arg) + ")";
+  } else {
+    return "expr";
+  }
+}
+
+// The destination an assignment would write: the view itself, or for a tensor whose shape
+// differs, a placeholder of the new shape (the tensor is resized before anything runs).
+template <class T, std::size_t R, class E>
+tensor_view<T, R> explain_dst(tensor<T, R>& t, const E& e, bool& resized) {
+  if constexpr (rank_v<E> == R && R > 0) {
+    if (t.shape() != e.shape()) {
+      resized = true;
+      return tensor_view<T, R>(reinterpret_cast<T*>(alignment), strided_layout<R>::right(e.shape()),
+                               trusted);
+    }
+  }
+  return t.view();
+}
+template <class T, std::size_t R, class E>
+tensor_view<T, R> explain_dst(tensor_view<T, R> v, const E&, bool&) {
+  return v;
+}
+
+template <class P, class D, class E>
+fusion::explain_sink plan_text(const P& pol, D&& dst, const E& e, std::string& title) {
+  fusion::explain_sink s;
+  bool resized = false;
+  auto v = explain_dst(dst, e, resized);
+  using V = decltype(v);
+  constexpr std::size_t R = rank_v<V>;
+  if constexpr (!scalar_like<E>) {
+    static_assert(rank_v<E> == R || rank_v<E> == 0,
+                  "lz: the expression's rank differs from the destination's rank");
+    if constexpr (rank_v<E> == R && R > 0)
+      if (!broadcasts_to(e.shape(), v.shape()))
+        throw shape_error("lz: cannot assign shape " + to_string(e.shape()) +
+                          " to a destination of shape " + to_string(v.shape()) + " in '='");
+    title =
+        "plan: dst" + to_string(v.layout()) + (resized ? " (resized)" : "") + " = " + expr_text(e);
+  } else {
+    title = "plan: dst" + to_string(v.layout()) + " = scalar";
+  }
+  s.set_dst(v.data());
+  fusion::plan_assign<assign_op::set>(s, pol, v, e);
+  return s;
+}
+
+} // namespace detail
+
+/// The plan of `dst = e` as text, computed without running anything.
+template <host_policy P, class D, class E>
+std::string explain(const P& pol, D&& dst, const E& e) {
+  std::string title;
+  auto s = detail::plan_text(pol, std::forward<D>(dst), e, title);
+  return s.text(title);
+}
+template <class D, class E>
+requires(!host_policy<std::remove_cvref_t<D>>) std::string explain(D&& dst, const E& e) {
+  return explain(automatic, std::forward<D>(dst), e);
+}
+/// The plan of `lz::eval(e)` (a new tensor of e's shape).
+template <expression E>
+std::string explain(const E& e) {
+  tensor<value_t<E>, rank_v<E>> placeholder;
+  return explain(automatic, placeholder, e);
+}
+
+/// The same plan as Graphviz DOT (one node per step, in execution order).
+template <class D, class E>
+std::string explain_dot(D&& dst, const E& e) {
+  std::string title;
+  auto s = detail::plan_text(automatic, std::forward<D>(dst), e, title);
+  return s.dot(title);
+}
+
+} // namespace lz

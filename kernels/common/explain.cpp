@@ -1,0 +1,122 @@
+// Text for lz::explain and LZ_LOG (fusion/plan.hpp): one line per step, Graphviz DOT.
+#include <lz/explain.hpp>
+
+#include <cstdio>
+
+namespace lz {
+namespace detail {
+
+std::string number_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+} // namespace detail
+
+namespace fusion::detail_plan {
+
+std::string format_scalar(double re, double im) {
+  std::string s = lz::detail::number_text(re);
+  if (im != 0) s += (im < 0 ? "" : "+") + lz::detail::number_text(im) + "i";
+  return s;
+}
+
+std::string format_bytes(std::size_t b) {
+  char buf[32];
+  if (b < 1024)
+    std::snprintf(buf, sizeof buf, "%zu B", b);
+  else if (b < 1024 * 1024)
+    std::snprintf(buf, sizeof buf, "%.1f KiB", double(b) / 1024);
+  else
+    std::snprintf(buf, sizeof buf, "%.1f MiB", double(b) / (1024.0 * 1024.0));
+  return buf;
+}
+
+namespace {
+std::string who(int id, const char* role) {
+  if (id == origin::dst) return "dst";
+  if (id >= 0) return "tmp" + std::to_string(id);
+  return role;
+}
+} // namespace
+
+std::string describe_gemm(const char* routine, bool generic, char o, char ta, char tb, index_t m,
+                          index_t n, index_t k, const std::string& alpha, const std::string& beta,
+                          index_t lda, index_t ldb, index_t ldc, int a, int b, int c) {
+  std::string s = routine;
+  if (generic)
+    return s + "(m=" + std::to_string(m) + ", n=" + std::to_string(n) + ", k=" + std::to_string(k) +
+           ", alpha=" + alpha + ", " + who(a, "A") + ", " + who(b, "B") + ", beta=" + beta +
+           ") → " + who(c, "C") + "  (own kernel, any strides)";
+  s += "(";
+  s += o == 'R' ? "RowMajor" : "ColMajor";
+  s += std::string(", ") + ta + ", " + tb + ", m=" + std::to_string(m) +
+       ", n=" + std::to_string(n) + ", k=" + std::to_string(k) + ", alpha=" + alpha + ", " +
+       who(a, "A") + " lda=" + std::to_string(lda) + ", " + who(b, "B") +
+       " ldb=" + std::to_string(ldb) + ", beta=" + beta + ", ldc=" + std::to_string(ldc) + ") → " +
+       who(c, "C");
+  return s;
+}
+
+std::string describe_gemv(const char* routine, bool generic, char o, char t, index_t m, index_t n,
+                          const std::string& alpha, const std::string& beta, index_t lda,
+                          index_t incx, index_t incy, int a, int x, int y) {
+  std::string s = routine;
+  if (generic)
+    return s + "(m=" + std::to_string(m) + ", n=" + std::to_string(n) + ", alpha=" + alpha + ", " +
+           who(a, "A") + ", " + who(x, "x") + " incx=" + std::to_string(incx) + ", beta=" + beta +
+           ") → " + who(y, "y") + "  (own kernel, any strides)";
+  return s + "(" + (o == 'R' ? "RowMajor" : "ColMajor") + ", " + t + ", m=" + std::to_string(m) +
+         ", n=" + std::to_string(n) + ", alpha=" + alpha + ", " + who(a, "A") +
+         " lda=" + std::to_string(lda) + ", " + who(x, "x") + " incx=" + std::to_string(incx) +
+         ", beta=" + beta + ", incy=" + std::to_string(incy) + ") → " + who(y, "y");
+}
+
+std::string describe_syrk(const char* routine, char o, char t, index_t n, index_t k,
+                          const std::string& alpha, const std::string& beta, index_t lda,
+                          index_t ldc, int a, int c) {
+  return std::string(routine) + "(" + (o == 'R' ? "RowMajor" : "ColMajor") + ", Upper, " + t +
+         ", n=" + std::to_string(n) + ", k=" + std::to_string(k) + ", alpha=" + alpha + ", " +
+         who(a, "A") + " lda=" + std::to_string(lda) + ", beta=" + beta +
+         ", ldc=" + std::to_string(ldc) + ") → " + who(c, "C") + " + mirror lower triangle";
+}
+
+std::string describe_level1(const char* routine, index_t n, const std::string& alpha, index_t incx,
+                            index_t incy, int x, int y) {
+  std::string s = std::string(routine) + "(n=" + std::to_string(n) + ", alpha=" + alpha + ", " +
+                  who(x, "x") + " incx=" + std::to_string(incx);
+  if (incy) s += ", " + who(y, "y") + " incy=" + std::to_string(incy);
+  return s + ")";
+}
+
+} // namespace fusion::detail_plan
+
+namespace fusion {
+
+std::string explain_sink::dot(const std::string& title) const {
+  auto esc = [](const std::string& s) {
+    std::string o;
+    for (char c : s) {
+      if (c == '"')
+        o += "\\\"";
+      else
+        o += c;
+    }
+    return o;
+  };
+  std::string d = "digraph lz_plan {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\"];\n";
+  d += "  title [shape=note, label=\"" + esc(title) + "\"];\n";
+  for (std::size_t i = 0; i < labels_.size(); ++i)
+    d += "  s" + std::to_string(i + 1) + " [label=\"" + std::to_string(i + 1) + ". " +
+         esc(labels_[i]) + "\"];\n";
+  std::string prev = "title";
+  for (std::size_t i = 0; i < labels_.size(); ++i) {
+    d += "  " + prev + " -> s" + std::to_string(i + 1) + ";\n";
+    prev = "s" + std::to_string(i + 1);
+  }
+  return d + "}\n";
+}
+
+} // namespace fusion
+} // namespace lz
