@@ -21,7 +21,8 @@ std::string expr_text(const E& e) {
   using K = kind_t<E>;
   if constexpr (std::is_same_v<K, leaf_kind>) {
     const auto& l = e.layout();
-    std::string s = "t" + to_string(l.extents);
+    std::string s(1, 't');
+    s += to_string(l.extents);
     if constexpr (rank_v<E> == 2)
       if (l.extents[0] > 1 && l.extents[1] > 1 && l.strides[0] == 1 && l.strides[1] != 1)
         s += "ᵀ-layout";

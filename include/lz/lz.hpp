@@ -5,6 +5,7 @@
 #include <lz/evaluate.hpp>
 #include <lz/explain.hpp>
 #include <lz/expr/matmul.hpp>
+#include <lz/info.hpp>
 #include <lz/io.hpp>
 #include <lz/ops/math.hpp>
 #include <lz/ops/operators.hpp>

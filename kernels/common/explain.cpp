@@ -18,7 +18,11 @@ namespace fusion::detail_plan {
 
 std::string format_scalar(double re, double im) {
   std::string s = lz::detail::number_text(re);
-  if (im != 0) s += (im < 0 ? "" : "+") + lz::detail::number_text(im) + "i";
+  if (im != 0) {
+    if (im >= 0) s += '+';
+    s += lz::detail::number_text(im);
+    s += 'i';
+  }
   return s;
 }
 
@@ -112,8 +116,13 @@ std::string explain_sink::dot(const std::string& title) const {
          esc(labels_[i]) + "\"];\n";
   std::string prev = "title";
   for (std::size_t i = 0; i < labels_.size(); ++i) {
-    d += "  " + prev + " -> s" + std::to_string(i + 1) + ";\n";
-    prev = "s" + std::to_string(i + 1);
+    std::string node = std::string("s") + std::to_string(i + 1);
+    d += "  ";
+    d += prev;
+    d += " -> ";
+    d += node;
+    d += ";\n";
+    prev = std::move(node);
   }
   return d + "}\n";
 }

@@ -21,8 +21,14 @@ using idx_t = std::array<index_t, R>;
 template <class E, std::size_t R>
 auto ref_at(const E& e, const idx_t<R>& i);
 
-template <class E>
-auto ref_value(const E& e); // full reductions
+template <class C, std::size_t R>
+auto ref_child(const C& c, const idx_t<R>& i);
+template <class Op, class Fin, class E, std::size_t R>
+auto ref_opaque(const lz::reduce_expr<Op, Fin, E>& e, const idx_t<R>&);
+template <class Op, class Fin, class E, std::size_t R>
+auto ref_opaque(const lz::reduce_axis_expr<Op, Fin, E>& e, const idx_t<R>& i);
+template <class A, class B, std::size_t R>
+auto ref_opaque(const lz::matmul_expr<A, B>& e, const idx_t<R>& i);
 
 namespace detail {
 
@@ -156,6 +162,23 @@ auto ref_opaque(const lz::reduce_axis_expr<Op, Fin, E>& e, const idx_t<R>& i) {
     for (index_t k = 0; k < n; ++k) acc = Op::combine(acc, static_cast<A>(at(k)));
     return Fin{}(acc, n);
   }
+}
+
+// Products: each element is a dot product of a row and a column, in long double.
+template <class A, class B, std::size_t R>
+auto ref_opaque(const lz::matmul_expr<A, B>& e, const idx_t<R>& i) {
+  using V = lz::value_t<lz::matmul_expr<A, B>>;
+  const index_t k = e.lhs.shape()[1];
+  using Acc = std::conditional_t<std::is_floating_point_v<V>, long double, V>;
+  Acc acc{};
+  for (index_t j = 0; j < k; ++j) {
+    const auto a = ref_at(e.lhs, idx_t<2>{i[0], j});
+    if constexpr (R == 2)
+      acc += Acc(a) * Acc(ref_at(e.rhs, idx_t<2>{j, i[1]}));
+    else
+      acc += Acc(a) * Acc(ref_at(e.rhs, idx_t<1>{j}));
+  }
+  return static_cast<V>(acc);
 }
 
 /// Evaluates e with the reference walker into a fresh row-major tensor.

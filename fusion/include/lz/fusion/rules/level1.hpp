@@ -12,10 +12,15 @@ namespace lz::fusion::rules {
 struct level1 {
   static constexpr const char* name = "level1";
   template <class E, class T>
-  static constexpr bool
-      matches = (std::is_same_v<T, float> || std::is_same_v<T, double>)&&term_counts_v<E>.products
-                    == 0 &&
-                term_counts_v<E>.others <= 2;
+  static constexpr bool matches_fn() {
+    if constexpr (!(std::is_same_v<T, float> || std::is_same_v<T, double>))
+      return false;
+    else
+      return lz::detail::opaque_count_v<E> == 0 && term_counts_v<E>.others <= 2;
+  }
+  /// Compile time: float/double, no products or reductions, at most two terms.
+  template <class E, class T>
+  static constexpr bool matches = matches_fn<E, T>();
 };
 
 } // namespace lz::fusion::rules
@@ -76,8 +81,8 @@ bool lower_level1(Sink& s, tensor_view<T, R> dst, const E& e) {
                     std::is_same_v<value_t<X>, T> && rank_v<X> == R) {
         if (term.data() == dst.data() && term.layout() == dst.layout()) {
           dst_coef += coef;
-        } else if (xs == 0 && term.layout() == dst.layout() && !touches_dst(dst, term) &&
-                   detail_level1::as_vector<T>(term, x, origin{})) {
+        } else if (xs == 0 && (R == 1 || term.layout() == dst.layout()) &&
+                   !touches_dst(dst, term) && detail_level1::as_vector<T>(term, x, origin{})) {
           x_coef = coef;
           ++xs;
         } else {

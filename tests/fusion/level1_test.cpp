@@ -1,0 +1,117 @@
+// syrk, axpy/scal and dot rules, and the explain/log/info diagnostics.
+#define BOOST_TEST_MODULE level1
+#include <boost/test/unit_test.hpp>
+
+#include <support/products.hpp>
+#include <support/recording.hpp>
+
+using namespace lz_test;
+
+namespace {
+// Restores the thresholds a test changes.
+struct thresholds_guard {
+  lz::tuning saved = lz::thresholds();
+  ~thresholds_guard() { lz::thresholds() = saved; }
+};
+} // namespace
+
+BOOST_AUTO_TEST_CASE(transpose_a_times_a_is_one_syrk_with_a_symmetric_result) {
+  auto A = lz::random<double>({50, 30}, 1, lz::uniform{-1, 1});
+  lz::matrix<double> S(30, 30);
+  recording rec;
+  lz::reset_stats();
+  S = lz::transpose(A) * A;
+  BOOST_TEST(lz::stats().allocations == 0u);
+  BOOST_TEST(std::string(rec.only().routine) == "dsyrk");
+  BOOST_TEST(max_rel_error(S, reference(lz::transpose(A) * A)) < 1e-12);
+  for (index_t i = 0; i < 30; ++i)
+    for (index_t j = 0; j < 30; ++j) BOOST_TEST(S(i, j) == S(j, i));
+  // A·Aᵀ too, and with syrk disabled it is a gemm.
+  lz::matrix<double> T(50, 50);
+  recording rec2;
+  T = 2.0 * A * lz::transpose(A);
+  BOOST_TEST(std::string(rec2.only().routine) == "dsyrk");
+  BOOST_TEST(max_rel_error(T, reference(2.0 * A * lz::transpose(A))) < 1e-12);
+  thresholds_guard g;
+  lz::thresholds().use_syrk = false;
+  recording rec3;
+  T = A * lz::transpose(A);
+  BOOST_TEST(std::string(rec3.only().routine) == "dgemm");
+}
+
+BOOST_AUTO_TEST_CASE(axpy_and_scal_in_place_when_enabled) {
+  thresholds_guard g;
+  lz::thresholds().level1_blas = 0;
+  lz::vector<double> x = lz::random<double>({1000}, 2), y = lz::random<double>({1000}, 3);
+  const lz::vector<double> y0 = y, x0 = x;
+  {
+    recording rec;
+    lz::reset_stats();
+    y = 2.5 * x + y;
+    BOOST_TEST(lz::stats().allocations == 0u);
+    BOOST_TEST(std::string(rec.only().routine) == "daxpy");
+    BOOST_TEST(rec.only().alpha == 2.5);
+  }
+  {
+    recording rec;
+    y -= 0.5 * x;
+    BOOST_TEST(rec.only().alpha == -0.5);
+  }
+  BOOST_TEST(max_rel_error(y, reference(y0 + 2.5 * x0 - 0.5 * x0)) < 1e-14);
+  {
+    recording rec;
+    x *= 3.0;
+    BOOST_TEST(std::string(rec.only().routine) == "dscal");
+    recording rec2;
+    x = 0.5 * x;
+    BOOST_TEST(std::string(rec2.only().routine) == "dscal");
+  }
+  BOOST_TEST(max_rel_error(x, reference(1.5 * x0)) < 1e-15);
+  // Reversed strides go through BLAS's own convention correctly.
+  auto xr = x0(lz::range(999, -1, -1));
+  lz::vector<double> z = y0;
+  recording rec;
+  z += 2.0 * xr;
+  BOOST_TEST(std::string(rec.only().routine) == "daxpy");
+  BOOST_TEST(max_rel_error(z, reference(y0 + 2.0 * xr)) < 1e-14);
+}
+
+BOOST_AUTO_TEST_CASE(level1_is_the_fused_loop_by_default) {
+  lz::vector<double> x = lz::random<double>({1000}, 4), y = lz::random<double>({1000}, 5);
+  recording rec;
+  y = 2.0 * x + y;
+  BOOST_TEST(rec.calls.empty());
+}
+
+BOOST_AUTO_TEST_CASE(dot_goes_to_blas_when_enabled_and_matches_the_fused_reduction) {
+  lz::vector<double> x = lz::random<double>({5000}, 6), y = lz::random<double>({5000}, 7);
+  const double fused = lz::dot(x, y);
+  thresholds_guard g;
+  lz::thresholds().dot_blas = 1;
+  recording rec;
+  const double blas = lz::dot(x, y);
+  BOOST_TEST(std::string(rec.only().routine) == "ddot");
+  const double viahad = lz::sum(lz::hadamard(x, y));
+  BOOST_TEST(rec.calls.size() == 2u);
+  BOOST_TEST(std::fabs(blas - fused) <= 1e-12 * std::fabs(fused));
+  BOOST_TEST(viahad == blas);
+}
+
+BOOST_AUTO_TEST_CASE(log_channels_trace_blas_calls_and_cost_nothing_when_off) {
+  BOOST_TEST(!lz::logging::on(lz::logging::blas));
+  BOOST_TEST(lz::logging::parse("fusion,blas") == (lz::logging::fusion | lz::logging::blas));
+  BOOST_TEST(lz::logging::parse("all") == unsigned(lz::logging::all));
+  lz::logging::enable("blas");
+  BOOST_TEST(lz::logging::on(lz::logging::blas));
+  lz::logging::disable();
+  BOOST_TEST(!lz::logging::on(lz::logging::blas));
+}
+
+BOOST_AUTO_TEST_CASE(info_reports_blas_core_and_threads) {
+  const std::string s = lz::info();
+  BOOST_TEST(s.find("OpenBLAS") != std::string::npos, s);
+  BOOST_TEST(s.find("core") != std::string::npos, s);
+  BOOST_TEST(s.find("xsimd") != std::string::npos, s);
+  BOOST_TEST(s.find("threads") != std::string::npos, s);
+  BOOST_TEST(s.find("parallel_work") != std::string::npos, s);
+}

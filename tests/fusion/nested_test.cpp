@@ -1,0 +1,72 @@
+// nested rule: products and reductions inside elementwise trees. relu(A·B + bias) lands the
+// product in the destination (bias folded as the β-term), then one in-place pass.
+#define BOOST_TEST_MODULE nested
+#include <boost/test/unit_test.hpp>
+
+#include <support/products.hpp>
+#include <support/recording.hpp>
+
+using namespace lz_test;
+using lz::fusion::rule_id;
+using lz::fusion::rule_v;
+
+namespace {
+lz::matrix<double> rnd(index_t m, index_t n, std::uint64_t s) {
+  return lz::random<double>({m, n}, s, lz::uniform{-1, 1});
+}
+} // namespace
+
+BOOST_AUTO_TEST_CASE(bias_relu_epilogue_lands_in_the_destination_without_temporaries) {
+  auto A = rnd(64, 48, 1), B = rnd(48, 32, 2);
+  lz::vector<double> b = lz::random<double>({32}, 3, lz::uniform{-1, 1});
+  lz::matrix<double> D(64, 32);
+  auto expr = lz::maximum(A * B + lz::broadcast_to(b, {64, 32}), 0.0);
+  static_assert(rule_v<double, decltype(expr)> == rule_id::nested);
+  recording rec;
+  lz::reset_stats();
+  D = expr;
+  BOOST_TEST(lz::stats().allocations == 0u);
+  BOOST_TEST(rec.only().beta == 1.0); // bias copied in first, then gemm accumulates
+  BOOST_TEST(max_rel_error(D, reference(expr)) < 1e-12);
+  const std::string plan = lz::explain(D, expr);
+  BOOST_TEST(plan.find("temporaries: 0") != std::string::npos, plan);
+}
+
+BOOST_AUTO_TEST_CASE(a_tree_that_reads_the_destination_puts_the_product_in_a_temporary) {
+  auto A = rnd(10, 10, 4), B = rnd(10, 10, 5);
+  lz::matrix<double> C = rnd(10, 10, 6);
+  const lz::matrix<double> C0 = C;
+  lz::reset_stats();
+  C = lz::tanh(A * B + C);
+  BOOST_TEST(lz::stats().temporaries == 1u);
+  BOOST_TEST(max_rel_error(C, reference(lz::tanh(A * B + C0))) < 1e-12);
+}
+
+BOOST_AUTO_TEST_CASE(several_products_and_reductions_in_one_tree) {
+  auto A = rnd(6, 5, 7), B = rnd(5, 4, 8), E = rnd(6, 4, 9);
+  lz::vector<double> x = lz::random<double>({4}, 10);
+  lz::matrix<double> D(6, 4);
+  auto expr = lz::exp(-lz::square(A * B)) * lz::sum(x) + lz::abs(E * lz::mean(x)) - lz::sin(A * B);
+  D = expr;
+  BOOST_TEST(max_rel_error(D, reference(expr)) < 1e-12);
+}
+
+BOOST_AUTO_TEST_CASE(compound_elementwise_with_a_product) {
+  auto A = rnd(7, 3, 11), B = rnd(3, 7, 12);
+  lz::matrix<double> C = rnd(7, 7, 13);
+  const lz::matrix<double> C0 = C;
+  C *= A * B; // elementwise (hadamard) multiply by the product
+  BOOST_TEST(max_rel_error(C, reference(lz::hadamard(C0, A * B))) < 1e-12);
+}
+
+BOOST_AUTO_TEST_CASE(reductions_of_products_and_products_of_views) {
+  auto A = rnd(9, 8, 14), B = rnd(8, 9, 15);
+  const auto AB = lz::eval(A * B);
+  const double tr = lz::sum(lz::diagonal(AB));
+  double want = 0;
+  const auto P = reference(A * B);
+  for (index_t i = 0; i < 9; ++i) want += P(i, i);
+  BOOST_TEST(std::fabs(tr - want) < 1e-12);
+  const double s = lz::sum(A * B);
+  BOOST_TEST(std::fabs(s - double(lz::sum(P))) < 1e-12);
+}
