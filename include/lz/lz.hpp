@@ -1,6 +1,7 @@
 // lazuli umbrella header: everything a user needs (host side; the device backend has its own).
 #pragma once
 
+#include <lz/calibrate.hpp>
 #include <lz/construct.hpp>
 #include <lz/evaluate.hpp>
 #include <lz/explain.hpp>

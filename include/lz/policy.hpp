@@ -4,6 +4,8 @@
 
 #include <lz/config.hpp>
 
+#include <string>
+
 namespace lz {
 
 enum class exec_kind { automatic, seq, simd, par, device };
@@ -64,10 +66,23 @@ struct tuning {
   index_t dot_blas = 0;
 };
 
-/// The thresholds in force (process-wide).
+namespace detail {
+/// The defaults, overridden by the file LZ_CONFIG names (kernels/common/tuning.cpp).
+tuning initial_tuning();
+} // namespace detail
+
+/// The thresholds in force (process-wide): the defaults above, or what the file in LZ_CONFIG
+/// says (written by lz::save_tuning after lz::calibrate).
 inline tuning& thresholds() noexcept {
-  static tuning t;
+  static tuning t = detail::initial_tuning();
   return t;
 }
+
+/// Writes thresholds as `key = value` lines (the format LZ_CONFIG loads).
+void save_tuning(const std::string& path, const tuning& t);
+/// Reads a file written by save_tuning (unknown keys are errors, missing keys keep defaults).
+tuning load_tuning(const std::string& path);
+/// The same as text.
+std::string to_string(const tuning& t);
 
 } // namespace lz

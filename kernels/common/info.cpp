@@ -24,12 +24,21 @@ std::string info_text(const char* caller_arch, int caller_double_lanes) {
        "\n";
   s += "  threads: " + std::to_string(num_threads()) +
        " (TBB; LZ_NUM_THREADS or lz::set_num_threads)\n";
-  const tuning& t = thresholds();
-  s += "  thresholds: parallel_work=" + std::to_string(t.parallel_work) +
-       " tile=" + std::to_string(t.tile) + " reduce_block=" + std::to_string(t.reduce_block) +
-       " gemm_copy_flops=" + std::to_string(t.gemm_copy_flops) +
-       " use_syrk=" + (t.use_syrk ? "1" : "0") + " level1_blas=" + std::to_string(t.level1_blas) +
-       " dot_blas=" + std::to_string(t.dot_blas) + "\n";
+  const char* cfg = std::getenv("LZ_CONFIG");
+  s += "  thresholds in force";
+  s += cfg && *cfg ? std::string(" (LZ_CONFIG=") + cfg + "):\n" : std::string(":\n");
+  std::string in_force = to_string(thresholds()), defaults = to_string(tuning{});
+  for (std::string* text : {&in_force, &defaults}) { // indent, one threshold per line
+    std::string out;
+    for (char ch : *text) {
+      if (out.empty() || out.back() == '\n') out += "    ";
+      out += ch;
+    }
+    *text = out;
+  }
+  s += in_force;
+  s += "  defaults (lz::calibrate measures this machine's):\n";
+  s += defaults;
   return s;
 }
 

@@ -1,0 +1,181 @@
+// lz::calibrate (include/lz/calibrate.hpp): measured crossovers on this machine. Each point is
+// the minimum of three timed repetitions (the minimum is the least noisy estimate of what the
+// code can do on a shared machine); a crossover must hold at two consecutive sizes.
+#include <lz/calibrate.hpp>
+#include <lz/lz.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <vector>
+
+namespace lz {
+namespace {
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+// Seconds per call of f: repeat until the budget is spent, three times, keep the minimum.
+template <class F>
+double time_per_call(F&& f, double budget) {
+  f(); // warm up (page faults, first touch, thread pool start)
+  double best = 1e30;
+  for (int rep = 0; rep < 3; ++rep) {
+    long calls = 0;
+    const double t0 = now_s();
+    double t = t0;
+    do {
+      f();
+      ++calls;
+      t = now_s();
+    } while (t - t0 < budget / 3);
+    best = std::min(best, (t - t0) / double(calls));
+  }
+  return best;
+}
+
+template <class... A>
+std::string fmt(const char* f, A... a) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, f, a...);
+  return buf;
+}
+
+// Smallest size from which `faster(i)` holds at that size and the next one; -1 if never.
+template <class Pred>
+index_t crossover(const std::vector<index_t>& sizes, Pred&& faster) {
+  std::vector<bool> win(sizes.size());
+  for (std::size_t i = 0; i < sizes.size(); ++i) win[i] = faster(i);
+  for (std::size_t i = 0; i + 1 < sizes.size(); ++i)
+    if (win[i] && win[i + 1]) return sizes[i];
+  if (!sizes.empty() && win.back()) return sizes.back();
+  return -1;
+}
+
+} // namespace
+
+calibration calibrate(const calibrate_options& opt) {
+  calibration c;
+  c.defaults = thresholds();
+  c.measured = c.defaults;
+  const double budget = opt.seconds_per_point;
+  std::string& r = c.report;
+
+  // 1. Threads: one thread (lz::simd) against TBB threads (lz::par), for a cheap and an
+  //    expensive tree; the threshold is in work = elements x cost.
+  if (num_threads() > 1) {
+    std::vector<index_t> sizes;
+    for (index_t n = 1 << 9; n <= (index_t(1) << 21); n *= 2) sizes.push_back(n);
+    const index_t nmax = sizes.back();
+    vector<double> x = random<double>({nmax}, 1), y = random<double>({nmax}, 2), z(nmax);
+    index_t best_work = -1;
+    auto measure = [&](auto make, int cost, const char* name) {
+      std::vector<double> t1(sizes.size()), t2(sizes.size());
+      for (std::size_t i = 0; i < sizes.size(); ++i) {
+        const index_t n = sizes[i];
+        auto xs = x(range(0, n)), ys = y(range(0, n));
+        auto zs = z(range(0, n));
+        t1[i] = time_per_call([&] { assign(simd, zs, make(xs, ys)); }, budget);
+        t2[i] = time_per_call([&] { assign(par, zs, make(xs, ys)); }, budget);
+      }
+      const index_t n = crossover(sizes, [&](std::size_t i) { return t2[i] < 0.9 * t1[i]; });
+      r += std::string("threads, ") + name + ": ";
+      if (n < 0)
+        r += "never faster up to " + std::to_string(nmax) + " elements\n";
+      else {
+        const std::size_t i = std::size_t(std::find(sizes.begin(), sizes.end(), n) - sizes.begin());
+        r += "faster from " + std::to_string(n) + " elements" +
+             fmt(" (%.1f us vs %.1f us; work %.0f)\n", t2[i] * 1e6, t1[i] * 1e6, double(n) * cost);
+        const index_t w = n * cost;
+        if (best_work < 0 || w < best_work) best_work = w;
+      }
+    };
+    measure([](const auto& a, const auto& b) { return 2.5 * a + 1.5 * b; },
+            lz::detail::cost_v<decltype(2.5 * x + 1.5 * y)>, "2.5*x + 1.5*y");
+    measure([](const auto& a, const auto& b) { return sin(a) * exp(-b); },
+            lz::detail::cost_v<decltype(sin(x) * exp(-y))>, "sin(x)*exp(-y)");
+    if (best_work > 0) c.measured.parallel_work = best_work;
+  } else {
+    r += "threads: 1 thread available, parallel threshold unchanged\n";
+  }
+
+  // 2. Products with a non-BLAS operand: own any-stride kernel against copy + dgemm.
+  {
+    std::vector<index_t> sizes = {8, 12, 16, 24, 32, 48, 64, 96, 128};
+    std::vector<double> own(sizes.size()), blas(sizes.size());
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      const index_t n = sizes[i];
+      matrix<double> wide = random<double>({n, 2 * n}, 3), B = random<double>({n, n}, 4), C(n, n),
+                     Acopy(n, n);
+      auto A = wide(all, range(0, 2 * n, 2)); // column stride 2: not a BLAS layout
+      own[i] = time_per_call(
+          [&] {
+            kernels::blas::gemm_generic<double>(n, n, n, 1.0, A.data(), A.strides()[0],
+                                                A.strides()[1], B.data(), n, 1, 0.0, C.data(), n,
+                                                1);
+          },
+          budget);
+      blas[i] = time_per_call(
+          [&] {
+            assign(simd, Acopy, A);
+            kernels::blas::gemm(kernels::blas::order::row_major, kernels::blas::trans::none,
+                                kernels::blas::trans::none, n, n, n, 1.0, Acopy.data(), n, B.data(),
+                                n, 0.0, C.data(), n);
+          },
+          budget);
+    }
+    const index_t n = crossover(sizes, [&](std::size_t i) { return blas[i] < own[i]; });
+    if (n < 0) {
+      r += "products with awkward strides: own kernel faster up to n=128\n";
+      c.measured.gemm_copy_flops = index_t(128) * 128 * 128;
+    } else {
+      const std::size_t i = std::size_t(std::find(sizes.begin(), sizes.end(), n) - sizes.begin());
+      r += "products with awkward strides: copy + BLAS faster from n=" + std::to_string(n) +
+           fmt(" (%.1f us vs own %.1f us)\n", blas[i] * 1e6, own[i] * 1e6);
+      c.measured.gemm_copy_flops = n * n * n;
+    }
+  }
+
+  // 3. BLAS level 1 against the fused loop / reduction.
+  {
+    std::vector<index_t> sizes;
+    for (index_t n = 1 << 10; n <= (index_t(1) << 20); n *= 4) sizes.push_back(n);
+    const index_t nmax = sizes.back();
+    vector<double> x = random<double>({nmax}, 5), y = random<double>({nmax}, 6);
+    std::vector<double> fused(sizes.size()), blas(sizes.size()), fdot(sizes.size()),
+        bdot(sizes.size());
+    volatile double sink = 0;
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+      const index_t n = sizes[i];
+      auto xs = x(range(0, n));
+      auto ys = y(range(0, n));
+      fused[i] = time_per_call([&] { assign(automatic, ys, 1e-9 * xs + ys); }, budget);
+      blas[i] =
+          time_per_call([&] { kernels::blas::axpy(n, 1e-9, xs.data(), 1, ys.data(), 1); }, budget);
+      fdot[i] = time_per_call(
+          [&] {
+            tuning saved = thresholds();
+            thresholds().dot_blas = 0;
+            sink = sink + double(dot(xs, ys));
+            thresholds() = saved;
+          },
+          budget);
+      bdot[i] = time_per_call(
+          [&] { sink = sink + kernels::blas::dot(n, xs.data(), 1, ys.data(), 1); }, budget);
+    }
+    const index_t na = crossover(sizes, [&](std::size_t i) { return blas[i] < 0.95 * fused[i]; });
+    const index_t nd = crossover(sizes, [&](std::size_t i) { return bdot[i] < 0.95 * fdot[i]; });
+    c.measured.level1_blas = na < 0 ? index_t(1) << 62 : na;
+    c.measured.dot_blas = nd < 0 ? 0 : nd;
+    r += na < 0 ? std::string("axpy: the fused loop is as fast as BLAS at every size\n")
+                : "axpy: BLAS faster from " + std::to_string(na) + " elements\n";
+    r += nd < 0 ? std::string("dot: the fused reduction is as fast as BLAS at every size\n")
+                : "dot: BLAS faster from " + std::to_string(nd) + " elements\n";
+  }
+
+  if (opt.apply) thresholds() = c.measured;
+  return c;
+}
+
+} // namespace lz

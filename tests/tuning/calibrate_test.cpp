@@ -1,0 +1,60 @@
+// The tuning workflow: lz::calibrate measures and applies thresholds, save/load round-trips
+// them, LZ_CONFIG loads them at start-up, lz::info shows thresholds in force and defaults.
+#define BOOST_TEST_MODULE calibrate
+#include <boost/test/unit_test.hpp>
+
+#include <lz/lz.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+
+BOOST_AUTO_TEST_CASE(calibrate_measures_reports_and_applies_thresholds) {
+  const lz::tuning before = lz::thresholds();
+  lz::calibrate_options o;
+  o.seconds_per_point = 0.0005; // quick: the decisions, not their quality, are under test
+  const lz::calibration c = lz::calibrate(o);
+  BOOST_TEST(lz::to_string(c.defaults) == lz::to_string(before));
+  BOOST_TEST(lz::to_string(lz::thresholds()) == lz::to_string(c.measured));
+  BOOST_TEST(c.report.find("products with awkward strides") != std::string::npos, c.report);
+  BOOST_TEST(c.report.find("axpy") != std::string::npos, c.report);
+  BOOST_TEST(c.measured.gemm_copy_flops > 0);
+  BOOST_TEST(c.measured.parallel_work > 0);
+  lz::thresholds() = before;
+}
+
+BOOST_AUTO_TEST_CASE(tuning_files_round_trip_and_reject_garbage) {
+  lz::tuning t;
+  t.parallel_work = 12345;
+  t.tile = 64;
+  t.use_syrk = false;
+  const std::string path = "calibrate_test_tuning.cfg";
+  lz::save_tuning(path, t);
+  BOOST_TEST(lz::to_string(lz::load_tuning(path)) == lz::to_string(t));
+  {
+    std::ofstream bad(path);
+    bad << "parallel_work = lots\n";
+  }
+  BOOST_CHECK_THROW(lz::load_tuning(path), std::runtime_error);
+  {
+    std::ofstream bad(path);
+    bad << "no_such_threshold = 3\n";
+  }
+  BOOST_CHECK_THROW(lz::load_tuning(path), std::runtime_error);
+  BOOST_CHECK_THROW(lz::load_tuning("/nonexistent/dir/x.cfg"), std::runtime_error);
+  std::remove(path.c_str());
+}
+
+BOOST_AUTO_TEST_CASE(info_shows_thresholds_in_force_and_defaults) {
+  const std::string s = lz::info();
+  BOOST_TEST(s.find("thresholds in force") != std::string::npos, s);
+  BOOST_TEST(s.find("defaults") != std::string::npos, s);
+  BOOST_TEST(s.find("OPENBLAS_CORETYPE") != std::string::npos, s);
+}
+
+BOOST_AUTO_TEST_CASE(lz_config_is_loaded_at_start) {
+  const char* want = std::getenv("LZ_EXPECT_PARALLEL_WORK");
+  if (!want) return; // only meaningful when run with LZ_CONFIG (CTest: lz_config_env_test)
+  BOOST_TEST(lz::thresholds().parallel_work == std::atoll(want));
+  BOOST_TEST(lz::thresholds().tile == 16);
+}
