@@ -15,6 +15,14 @@ namespace detail {
 
 std::string number_text(double v);
 
+// Concatenation by appending (GCC 12's -Wrestrict misfires on "literal" + std::string&&).
+template <class... A>
+std::string cat(const A&... parts) {
+  std::string s;
+  ((s += parts), ...);
+  return s;
+}
+
 /// A compact rendering of an expression tree: leaves by shape, operators infix.
 template <class E>
 std::string expr_text(const E& e) {
@@ -29,8 +37,8 @@ std::string expr_text(const E& e) {
     return s;
   } else if constexpr (std::is_same_v<K, scalar_kind>) {
     if constexpr (is_complex_v<value_t<E>>)
-      return "(" + number_text(double(e.value.real())) + "+" + number_text(double(e.value.imag())) +
-             "i)";
+      return cat("(", number_text(double(e.value.real())), "+", number_text(double(e.value.imag())),
+                 "i)");
     else
       return number_text(double(e.value));
   } else if constexpr (std::is_same_v<K, map_kind>) {
@@ -43,23 +51,23 @@ std::string expr_text(const E& e) {
           sizeof...(A) == 2 && (name == "+" || name == "-" || name == "*" || name == "/" ||
                                 name == "<" || name == ">" || name == "==" || name == "!=" ||
                                 name == "<=" || name == ">=" || name == "&&" || name == "||");
-      if (infix) return "(" + args[0] + " " + name + " " + args[1] + ")";
-      if (sizeof...(A) == 1 && name == "-") return "-" + args[0];
+      if (infix) return cat("(", args[0], " ", name, " ", args[1], ")");
+      if (sizeof...(A) == 1 && name == "-") return cat("-", args[0]);
       std::string s = name + "(";
       for (std::size_t j = 0; j < sizeof...(A); ++j) s += (j ? ", " : "") + args[j];
       return s + ")";
     }(e);
   } else if constexpr (std::is_same_v<K, permute_kind>) {
-    return "transpose(" + expr_text(e.arg) + ")";
+    return cat("transpose(", expr_text(e.arg), ")");
   } else if constexpr (std::is_same_v<K, broadcast_kind>) {
-    return "broadcast_to(" + expr_text(e.arg) + ", " + to_string(e.shape()) + ")";
+    return cat("broadcast_to(", expr_text(e.arg), ", ", to_string(e.shape()), ")");
   } else if constexpr (is_matmul_v<std::remove_cvref_t<E>>) {
-    return "(" + expr_text(e.lhs) + " · " + expr_text(e.rhs) + ")";
+    return cat("(", expr_text(e.lhs), " · ", expr_text(e.rhs), ")");
   } else if constexpr (requires { e.axis; }) {
-    return std::string(std::remove_cvref_t<E>::op_name()) + "(" + expr_text(e.arg) + ", axis " +
-           std::to_string(e.axis) + ")";
+    return cat(std::remove_cvref_t<E>::op_name(), "(", expr_text(e.arg), ", axis ",
+               std::to_string(e.axis), ")");
   } else if constexpr (requires { e.arg; }) {
-    return std::string(std::remove_cvref_t<E>::op_name()) + "(" + expr_text(e.arg) + ")";
+    return cat(std::remove_cvref_t<E>::op_name(), "(", expr_text(e.arg), ")");
   } else {
     return "expr";
   }
@@ -95,12 +103,12 @@ fusion::explain_sink plan_text(const P& pol, D&& dst, const E& e, std::string& t
                   "lz: the expression's rank differs from the destination's rank");
     if constexpr (rank_v<E> == R && R > 0)
       if (!broadcasts_to(e.shape(), v.shape()))
-        throw shape_error("lz: cannot assign shape " + to_string(e.shape()) +
-                          " to a destination of shape " + to_string(v.shape()) + " in '='");
+        throw shape_error(cat("lz: cannot assign shape ", to_string(e.shape()),
+                              " to a destination of shape ", to_string(v.shape()), " in '='"));
     title =
-        "plan: dst" + to_string(v.layout()) + (resized ? " (resized)" : "") + " = " + expr_text(e);
+        cat("plan: dst", to_string(v.layout()), resized ? " (resized)" : "", " = ", expr_text(e));
   } else {
-    title = "plan: dst" + to_string(v.layout()) + " = scalar";
+    title = cat("plan: dst", to_string(v.layout()), " = scalar");
   }
   s.set_dst(v.data());
   fusion::plan_assign<assign_op::set>(s, pol, v, e);
