@@ -50,9 +50,11 @@ using compute_t = typename compute<T>::type;
 
 // Kernel and blocking per element type. The micro-tiles fill AVX2's 16 registers: 12
 // accumulators + B vectors + one broadcast (6×16 float/int32, 6×8 double, 6×4 int64 with two
-// accumulators per tile). KC·NR·size = 16 KiB keeps a B micro-panel in half of the 32 KiB L1;
-// MC·KC·size ≈ 150–200 KiB keeps the packed A block in the 512 KiB L2 next to C's tiles; NC
-// bounds the shared B block (a few MiB, L3). perf/gemm_bench measured the values on Zen 3.
+// accumulators per lane). KC·NR·size = 16 KiB keeps a B micro-panel in half of the 32 KiB L1
+// while A micro-panels stream past it; MC·KC·size = 144–192 KiB keeps the packed A block in the
+// 512 KiB L2; NC bounds the shared B block (4–8 MiB incl. int64's doubled panels, L3). These are
+// the usual BLIS-style derivations for Zen 3 caches; on int64 KC ∈ {128, 256, 384, 512} and
+// MC ∈ {36..192} measured within noise of each other (perf/gemm_bench, 2-core shared VM).
 template <class S>
 struct config;
 template <>
@@ -67,12 +69,16 @@ struct config<double> {
 };
 template <>
 struct config<std::uint32_t> {
+#if LZ_GEMM_ASM_KERNELS
+  using kernel = detail::u32_avx2_kernel;
+#else
   using kernel = detail::simd_kernel<std::uint32_t, 6, 16 / int(xsimd::batch<std::uint32_t>::size)>;
+#endif
   static constexpr blocking blk{256, 144, 4096};
 };
 template <>
 struct config<std::uint64_t> {
-#if XSIMD_WITH_AVX2
+#if LZ_GEMM_ASM_KERNELS
   using kernel = detail::i64_avx2_kernel;
 #else
   using kernel = detail::simd_kernel<std::uint64_t, 4, 1>;
