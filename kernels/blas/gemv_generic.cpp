@@ -93,10 +93,15 @@ void rows_kernel(index_t i0, index_t i1, index_t n, S alpha, const S* A, index_t
 
 // Columns contiguous (rsa == 1): y[i0:i1] accumulates x_j·A(:, j), four columns per sweep of
 // the accumulator block (an L1-resident buffer), each element adding columns in order j.
+// Rows per accumulator block. Threads take whole blocks, so which rows the SIMD loop and which
+// the scalar tail computes never depends on the thread count (without hardware FMA the two
+// round differently).
+constexpr index_t cols_block = 512;
+
 template <class S>
 void cols_kernel(index_t i0, index_t i1, index_t n, S alpha, const S* A, index_t csa, const S* x,
                  S beta, S* y, index_t incy) {
-  constexpr index_t block = 512;
+  constexpr index_t block = cols_block;
   alignas(64) S acc[block];
   for (index_t b0 = i0; b0 < i1; b0 += block) {
     const index_t len = std::min(block, i1 - b0);
@@ -219,9 +224,12 @@ void gemv_generic(index_t m, index_t n, T alpha, const T* A, index_t rsa, index_
         rows_kernel(b0 * 4, std::min(m, e0 * 4), n, a, As, rsa, xs, b, ys, incy);
       });
     } else if (rsa == 1 || m == 1) {
-      cpu::parallel_for(m, grain, [&](index_t b0, index_t e0) {
-        cols_kernel(b0, e0, n, a, As, csa, xs, b, ys, incy);
-      });
+      const index_t blocks = (m + cols_block - 1) / cols_block;
+      cpu::parallel_for(blocks, std::max<index_t>(1, grain / cols_block),
+                        [&](index_t b0, index_t e0) {
+                          cols_kernel(b0 * cols_block, std::min(m, e0 * cols_block), n, a, As, csa,
+                                      xs, b, ys, incy);
+                        });
     } else {
       cpu::parallel_for(m, grain, [&](index_t b0, index_t e0) {
         strided_kernel(b0, e0, n, a, As, rsa, csa, xs, b, ys, incy);

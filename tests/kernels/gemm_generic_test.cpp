@@ -8,15 +8,18 @@
 #include <lz/errors.hpp>
 #include <lz/kernels/blas/blas.hpp>
 #include <lz/kernels/cpu/parallel.hpp>
+#include <lz/log.hpp>
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <random>
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <unistd.h>
 #include <vector>
 
 namespace blas = lz::kernels::blas;
@@ -385,4 +388,30 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(gemv_generic_gives_identical_bits_for_one_and_two_
     lz::set_num_threads(0);
     BOOST_TEST(std::memcmp(y1.buf.data(), y2.buf.data(), y1.buf.size() * sizeof(T)) == 0);
   }
+}
+
+BOOST_AUTO_TEST_CASE(blas_channel_traces_gemm_generic_with_strides_and_rate) {
+  std::FILE* tmp = std::tmpfile();
+  BOOST_TEST_REQUIRE(tmp != nullptr);
+  std::fflush(stderr);
+  const int saved = dup(fileno(stderr));
+  dup2(fileno(tmp), fileno(stderr));
+  lz::log::enable(lz::log::blas);
+  std::vector<std::int32_t> A(6 * 4, 1), B(4 * 5, 2), C(6 * 5, 0);
+  blas::gemm_generic<std::int32_t>(6, 5, 4, 2, A.data(), 1, 6, B.data(), 5, 1, 0, C.data(), 5, 1);
+  lz::log::disable(lz::log::blas);
+  std::fflush(stderr);
+  dup2(saved, fileno(stderr));
+  close(saved);
+  std::rewind(tmp);
+  char buf[512] = {};
+  const std::size_t got = std::fread(buf, 1, sizeof buf - 1, tmp);
+  std::fclose(tmp);
+  const std::string line(buf, got);
+  BOOST_TEST_MESSAGE(line);
+  BOOST_TEST(line.rfind("[lz:blas] gemm_generic<i32>(m=6, n=5, k=4, alpha=2, A=(1,6), B=(5,1), "
+                        "beta=0, C=(5,1)) ",
+                        0) == 0);
+  BOOST_TEST(line.find("GOP/s\n") != std::string::npos);
+  BOOST_TEST(C[0] == 16);
 }
