@@ -3,6 +3,8 @@
 // Square row-major n×n operands, C = A·B (beta = 0), y = A·x. Arguments: n, threads (lazuli's
 // TBB threads and OpenBLAS's own pool are set to the same count).
 //   build/perf/gemm_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+//                         --benchmark_enable_random_interleaving=true
+// (run once with OPENBLAS_CORETYPE=Haswell and once without: OpenBLAS picks other kernels).
 // Rates are operations per second, 2·n³ for gemm and 2·n² for gemv (GOP/s for integers).
 #include <lz/kernels/blas/blas.hpp>
 #include <lz/kernels/cpu/parallel.hpp>
@@ -13,6 +15,7 @@
 #include <cstdint>
 #include <random>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -104,29 +107,39 @@ void blas_dgemv(benchmark::State& st) {
   set_rate(st, 2.0 * double(n) * double(n));
 }
 
-void gemm_args(benchmark::internal::Benchmark* b) {
-  for (int t : {1, 2})
-    for (int n : {256, 512, 1024}) b->Args({n, t});
-  b->ArgNames({"n", "threads"})->Unit(benchmark::kMillisecond)->UseRealTime();
-}
-void gemv_args(benchmark::internal::Benchmark* b) {
-  for (int t : {1, 2})
-    for (int n : {512, 2048}) b->Args({n, t});
-  b->ArgNames({"n", "threads"})->Unit(benchmark::kMicrosecond)->UseRealTime();
-}
-
 } // namespace
 
-// Same n and threads next to each other, so the ratio is taken under the same machine load.
-BENCHMARK(blas_gemm<double>)->Name("dgemm_cblas")->Apply(gemm_args);
-BENCHMARK(own_gemm<std::int32_t>)->Name("gemm_own_i32")->Apply(gemm_args);
-BENCHMARK(own_gemm<std::int64_t>)->Name("gemm_own_i64")->Apply(gemm_args);
-BENCHMARK(own_gemm<double>)->Name("gemm_own_f64")->Apply(gemm_args);
-BENCHMARK(blas_gemm<float>)->Name("sgemm_cblas")->Apply(gemm_args);
-BENCHMARK(own_gemm<float>)->Name("gemm_own_f32")->Apply(gemm_args);
-BENCHMARK(blas_dgemv)->Name("dgemv_cblas")->Apply(gemv_args);
-BENCHMARK(own_gemv<double>)->Name("gemv_own_f64")->Apply(gemv_args);
-BENCHMARK(own_gemv<std::int32_t>)->Name("gemv_own_i32")->Apply(gemv_args);
-BENCHMARK(own_gemv<std::int64_t>)->Name("gemv_own_i64")->Apply(gemv_args);
-
-BENCHMARK_MAIN();
+// Registered so that every variant of one (n, threads) runs next to the others, under the same
+// machine load; --benchmark_enable_random_interleaving=true interleaves their repetitions too.
+int main(int argc, char** argv) {
+  using fn = void (*)(benchmark::State&);
+  const std::pair<const char*, fn> gemms[] = {
+      {"dgemm_cblas", blas_gemm<double>},       {"gemm_own_i32", own_gemm<std::int32_t>},
+      {"gemm_own_i64", own_gemm<std::int64_t>}, {"gemm_own_f64", own_gemm<double>},
+      {"sgemm_cblas", blas_gemm<float>},        {"gemm_own_f32", own_gemm<float>}};
+  const std::pair<const char*, fn> gemvs[] = {{"dgemv_cblas", blas_dgemv},
+                                              {"gemv_own_f64", own_gemv<double>},
+                                              {"gemv_own_i32", own_gemv<std::int32_t>},
+                                              {"gemv_own_i64", own_gemv<std::int64_t>}};
+  for (int t : {1, 2})
+    for (int n : {256, 512, 1024})
+      for (const auto& [name, f] : gemms)
+        benchmark::RegisterBenchmark(name, f)
+            ->Args({n, t})
+            ->ArgNames({"n", "threads"})
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime();
+  for (int t : {1, 2})
+    for (int n : {512, 2048})
+      for (const auto& [name, f] : gemvs)
+        benchmark::RegisterBenchmark(name, f)
+            ->Args({n, t})
+            ->ArgNames({"n", "threads"})
+            ->Unit(benchmark::kMicrosecond)
+            ->UseRealTime();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

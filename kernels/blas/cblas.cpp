@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <climits>
 #include <complex>
-#include <cstring>
 #include <string>
 #include <type_traits>
 #include <vector>

@@ -54,7 +54,7 @@ using compute_t = typename compute<T>::type;
 // while A micro-panels stream past it; MC·KC·size = 144–192 KiB keeps the packed A block in the
 // 512 KiB L2; NC bounds the shared B block (4–8 MiB incl. int64's doubled panels, L3). These are
 // the usual BLIS-style derivations for Zen 3 caches; on int64 KC ∈ {128, 256, 384, 512} and
-// MC ∈ {36..192} measured within noise of each other (perf/gemm_bench, 2-core shared VM).
+// MC ∈ {36..192} measured within noise of each other (one-off sweep at n = 512, 1 thread).
 template <class S>
 struct config;
 template <>
@@ -224,7 +224,7 @@ void gemm_blocked(index_t m, index_t n, index_t k, S alpha, const S* A, index_t 
     for (index_t pc = 0; pc < k; pc += kc_max) {
       const index_t kc = std::min(kc_max, k - pc);
       const S* Bblk = B + pc * rsb + jc * csb;
-      // Pack B in parallel too: at n = 512 it is ~5% of the work, serial it would be 10%.
+      // Pack B in parallel too, so the second thread does not idle while k·n values are read.
       const index_t pgrain = parallel ? std::max<index_t>(1, 4096 / kc) : npanels;
       cpu::parallel_for(npanels, pgrain,
                         [&](index_t b, index_t e) { pack_b<K>(b, e, nc, kc, Bblk, rsb, csb, bp); });
