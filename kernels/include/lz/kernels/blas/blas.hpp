@@ -98,8 +98,8 @@ void gemv_generic(index_t m, index_t n, T alpha, const T* A, index_t rsa, index_
 /// name (A → lda, B → ldb, C → ldc); vectors take the next free slots in argument order: gemv
 /// (A, x, y) → (lda, ldb=incx, ldc=incy), axpy/dot (x, y) → (lda=incx, ldb=incy), scal → lda.
 /// Sizes: gemv m, n; level 1 n; syrk n, k (and m = n). gemm_generic/gemv_generic have no leading
-/// dimensions: they record the row strides rsa, rsb, rsc in lda, ldb, ldc (column strides are
-/// not recorded) and order::row_major.
+/// dimensions: gemm_generic records the row strides rsa, rsb, rsc in lda, ldb, ldc, gemv_generic
+/// rsa, incx, incy (column strides are not recorded), both with order::row_major.
 struct call {
   const char* routine = ""; ///< "dgemm", "sgemv", "daxpy", "gemm_generic<i32>", ...
   order o = order::row_major;
