@@ -41,9 +41,19 @@ inline void solve(const index_t* d, std::size_t n, order_table& t) {
 }
 
 inline std::string order_text(const order_table& t, std::size_t i, std::size_t j) {
-  if (i == j) return "F" + std::to_string(i + 1);
+  std::string s;
+  if (i == j) {
+    s += 'F';
+    s += std::to_string(i + 1);
+    return s;
+  }
   const std::size_t k = t.split[i][j];
-  return "(" + order_text(t, i, k) + "·" + order_text(t, k + 1, j) + ")";
+  s += '(';
+  s += order_text(t, i, k);
+  s += "·";
+  s += order_text(t, k + 1, j);
+  s += ')';
+  return s;
 }
 
 } // namespace detail_chain

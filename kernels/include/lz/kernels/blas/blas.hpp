@@ -44,6 +44,17 @@ void syrk(order o, uplo u, trans t, index_t n, index_t k, double alpha, const do
           index_t lda, double beta, double* C, index_t ldc);
 
 // ---- Level 2 -------------------------------------------------------------------------------
+// Vectors, here and in level 1, are lazuli views: the pointer is element 0 and element i is at
+// x[i·incx] for any sign of incx (a negative stride walks down from x). The wrappers convert to
+// BLAS's convention (pointer at the lowest address) themselves. incx == 0 (a broadcast read) is
+// allowed for inputs; an output needs a non-zero stride unless it has one element.
+//
+// Every wrapper also accepts what BLAS itself rejects but a valid lazuli layout may produce:
+// any size may be 0; a leading dimension or increment that is never used (one row, one element)
+// may be anything. A leading dimension too small for a used layout throws lz::layout_error, as do
+// sizes beyond the 32-bit integers OpenBLAS takes. k == 0 or alpha == 0 gives C = beta·C (y =
+// beta·y), and beta == 0 never reads C (y): NaN there does not propagate.
+
 /// y = alpha·op(A)·x + beta·y, A is m×n (cblas_?gemv semantics; incx/incy may be negative).
 void gemv(order o, trans t, index_t m, index_t n, float alpha, const float* A, index_t lda,
           const float* x, index_t incx, float beta, float* y, index_t incy);
@@ -83,6 +94,12 @@ void gemv_generic(index_t m, index_t n, T alpha, const T* A, index_t rsa, index_
 
 // ---- recording and information ---------------------------------------------------------------
 /// One BLAS-level call as the plan issued it.
+/// Arguments are recorded as passed (before the wrappers' own normalisation). Matrices map by
+/// name (A → lda, B → ldb, C → ldc); vectors take the next free slots in argument order: gemv
+/// (A, x, y) → (lda, ldb=incx, ldc=incy), axpy/dot (x, y) → (lda=incx, ldb=incy), scal → lda.
+/// Sizes: gemv m, n; level 1 n; syrk n, k (and m = n). gemm_generic/gemv_generic have no leading
+/// dimensions: gemm_generic records the row strides rsa, rsb, rsc in lda, ldb, ldc, gemv_generic
+/// rsa, incx, incy (column strides are not recorded), both with order::row_major.
 struct call {
   const char* routine = ""; ///< "dgemm", "sgemv", "daxpy", "gemm_generic<i32>", ...
   order o = order::row_major;
@@ -90,6 +107,7 @@ struct call {
   index_t m = 0, n = 0, k = 0;
   double alpha = 0, beta = 0;        ///< real parts
   index_t lda = 0, ldb = 0, ldc = 0; ///< leading dims (or incx/incy for level 1/2)
+  uplo u = uplo::upper;              ///< syrk's triangle (unused elsewhere)
 };
 
 /// Receives every call before it runs (tests install one; nullptr uninstalls).
