@@ -209,21 +209,17 @@ concept range_tree = expression<E> && rank_v<E>
 
 /// A view's elements in row-major order, writable through the view.
 template <class T, std::size_t R>
-requires(R >= 1) detail::strided_iterator<T, R> begin(const tensor_view<T, R>& v) noexcept {
-  return {v, 0};
-}
+requires(R >= 1) detail::strided_iterator<T, R> begin(const tensor_view<T, R>& v)
+noexcept { return {v, 0}; }
 template <class T, std::size_t R>
-requires(R >= 1) detail::strided_iterator<T, R> end(const tensor_view<T, R>& v) noexcept {
-  return {v, v.size()};
-}
+requires(R >= 1) detail::strided_iterator<T, R> end(const tensor_view<T, R>& v)
+noexcept { return {v, v.size()}; }
 template <class T, std::size_t R>
-requires(R >= 1) detail::strided_iterator<T, R> begin(tensor_view<T, R>& v) noexcept {
-  return {v, 0};
-}
+requires(R >= 1) detail::strided_iterator<T, R> begin(tensor_view<T, R>& v)
+noexcept { return {v, 0}; }
 template <class T, std::size_t R>
-requires(R >= 1) detail::strided_iterator<T, R> end(tensor_view<T, R>& v) noexcept {
-  return {v, v.size()};
-}
+requires(R >= 1) detail::strided_iterator<T, R> end(tensor_view<T, R>& v)
+noexcept { return {v, v.size()}; }
 
 /// A tree's element values in row-major order, computed one at a time.
 template <detail::range_tree E>
