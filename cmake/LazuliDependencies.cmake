@@ -1,21 +1,71 @@
-# Finds lazuli's fixed dependencies (all Debian 12 packages): xsimd, oneTBB, OpenBLAS (CBLAS).
-# xsimd is header-only; Debian's xsimd target drags in an `xtl` link item that breaks links
-# when xtl's CMake package is not loaded, so we take just its include directory.
-find_path(LZ_XSIMD_INCLUDE_DIR xsimd/xsimd.hpp REQUIRED)
-file(STRINGS "${LZ_XSIMD_INCLUDE_DIR}/xsimd/config/xsimd_config.hpp" _lz_xsimd_major
-     REGEX "#define XSIMD_VERSION_MAJOR")
-if(NOT _lz_xsimd_major MATCHES "XSIMD_VERSION_MAJOR 8")
-  message(WARNING "lazuli is tested with xsimd 8 (found: ${_lz_xsimd_major})")
+# lazuli's dependencies as imported targets. Used twice: by lazuli's own build (included from
+# CMakeLists.txt) and, installed as lazuli-dependencies.cmake, by the package configuration of an
+# installed or build-tree lazuli (find_package(lazuli CONFIG)), so both see the same targets:
+#   TBB::tbb          oneTBB's own CMake package (threads, behind kernels/cpu/parallel.cpp)
+#   lazuli::xsimd     xsimd's include directory only: Debian's xsimd target drags in an `xtl`
+#                     link item that breaks links when xtl's CMake package is not loaded
+#   lazuli::openblas  OpenBLAS itself, not the generic libblas alternative (lz::info() reports its
+#                     core type and thread count through openblas_get_corename); cblas.h is on
+#                     its include path only inside lazuli's own build (header hygiene)
+# Inside find_package(lazuli) a missing dependency makes lazuli "not found" with a message
+# (find_dependency semantics) instead of stopping the consumer's configure step.
+if(CMAKE_FIND_PACKAGE_NAME STREQUAL "lazuli")
+  set(_lz_package_mode TRUE)
+  include(CMakeFindDependencyMacro)
+else()
+  set(_lz_package_mode FALSE)
 endif()
-add_library(lz_xsimd INTERFACE)
-target_include_directories(lz_xsimd SYSTEM INTERFACE "${LZ_XSIMD_INCLUDE_DIR}")
 
-find_package(TBB REQUIRED CONFIG)
+# Reports a missing dependency; in package mode ends this file (the config checks lazuli_FOUND).
+macro(_lz_missing what)
+  if(_lz_package_mode)
+    set(lazuli_NOT_FOUND_MESSAGE "lazuli needs ${what}, which was not found")
+    set(lazuli_FOUND FALSE)
+    return()
+  else()
+    message(FATAL_ERROR "lazuli needs ${what}, which was not found (scripts/install_deps.sh)")
+  endif()
+endmacro()
 
-# OpenBLAS directly (not the generic libblas alternative): lz::info() reports its core type and
-# thread count through openblas_get_corename / openblas_get_num_threads.
-find_library(LZ_OPENBLAS_LIBRARY NAMES openblas REQUIRED)
-find_path(LZ_CBLAS_INCLUDE_DIR cblas.h PATH_SUFFIXES openblas-pthread openblas REQUIRED)
-add_library(lz_cblas INTERFACE)
-target_link_libraries(lz_cblas INTERFACE "${LZ_OPENBLAS_LIBRARY}")
-target_include_directories(lz_cblas SYSTEM INTERFACE "${LZ_CBLAS_INCLUDE_DIR}")
+if(_lz_package_mode)
+  find_dependency(TBB CONFIG) # returns from this file with lazuli_FOUND FALSE when missing
+else()
+  find_package(TBB REQUIRED CONFIG)
+endif()
+
+if(NOT TARGET lazuli::xsimd)
+  find_path(LZ_XSIMD_INCLUDE_DIR xsimd/xsimd.hpp HINTS ${_lz_xsimd_hint})
+  if(NOT LZ_XSIMD_INCLUDE_DIR)
+    _lz_missing("xsimd 8 (xsimd/xsimd.hpp)")
+  endif()
+  if(NOT _lz_package_mode)
+    file(STRINGS "${LZ_XSIMD_INCLUDE_DIR}/xsimd/config/xsimd_config.hpp" _lz_xsimd_major
+         REGEX "#define XSIMD_VERSION_MAJOR")
+    if(NOT _lz_xsimd_major MATCHES "XSIMD_VERSION_MAJOR 8")
+      message(WARNING "lazuli is tested with xsimd 8 (found: ${_lz_xsimd_major})")
+    endif()
+  endif()
+  add_library(lazuli::xsimd INTERFACE IMPORTED)
+  set_target_properties(lazuli::xsimd PROPERTIES
+    INTERFACE_INCLUDE_DIRECTORIES "${LZ_XSIMD_INCLUDE_DIR}")
+endif()
+
+if(NOT TARGET lazuli::openblas)
+  find_library(LZ_OPENBLAS_LIBRARY NAMES openblas HINTS ${_lz_openblas_hint})
+  if(NOT LZ_OPENBLAS_LIBRARY)
+    _lz_missing("OpenBLAS (libopenblas)")
+  endif()
+  add_library(lazuli::openblas UNKNOWN IMPORTED)
+  set_target_properties(lazuli::openblas PROPERTIES IMPORTED_LOCATION "${LZ_OPENBLAS_LIBRARY}")
+  if(NOT _lz_package_mode)
+    find_path(LZ_CBLAS_INCLUDE_DIR cblas.h PATH_SUFFIXES openblas-pthread openblas REQUIRED)
+    set_target_properties(lazuli::openblas PROPERTIES
+      INTERFACE_INCLUDE_DIRECTORIES "${LZ_CBLAS_INCLUDE_DIR}")
+  endif()
+endif()
+
+if(NOT _lz_package_mode)
+  # Older names, kept for targets inside lazuli's own tree.
+  add_library(lz_xsimd ALIAS lazuli::xsimd)
+  add_library(lz_cblas ALIAS lazuli::openblas)
+endif()

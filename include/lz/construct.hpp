@@ -94,7 +94,11 @@ LZ_HD constexpr double unit_double(std::uint64_t bits) noexcept { // [0, 1)
 
 template <class T>
 T draw(const uniform& d, std::uint64_t seed, std::uint64_t i) {
-  return static_cast<T>(d.low + (d.high - d.low) * unit_double(counter_bits(seed, i)));
+  const T v = static_cast<T>(d.low + (d.high - d.low) * unit_double(counter_bits(seed, i)));
+  if constexpr (std::is_floating_point_v<T>) // a draw just below high can round up to high
+    if (v >= static_cast<T>(d.high) && d.high > d.low)
+      return std::nextafter(static_cast<T>(d.high), static_cast<T>(d.low));
+  return v;
 }
 template <class T>
 T draw(const normal& d, std::uint64_t seed, std::uint64_t i) { // Box-Muller, one per element

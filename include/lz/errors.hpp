@@ -18,6 +18,12 @@ struct layout_error : std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+/// A file could not be read or written: it cannot be opened, is truncated or malformed, or holds
+/// another element type or rank than requested (lz::load_npy). The message names the file.
+struct io_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 /// The device backend failed: no GPU, out of device memory, a CUDA or cuBLAS error.
 struct device_error : std::runtime_error {
   using std::runtime_error::runtime_error;

@@ -11,5 +11,6 @@
 #include <lz/ops/math.hpp>
 #include <lz/ops/operators.hpp>
 #include <lz/ops/reductions.hpp>
+#include <lz/ranges.hpp>
 #include <lz/tensor.hpp>
 #include <lz/views.hpp>

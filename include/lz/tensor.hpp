@@ -90,6 +90,10 @@ class strided_access {
   const shape_t<R>& shape() const noexcept { return self().layout().extents; }
   const shape_t<R>& strides() const noexcept { return self().layout().strides; }
   index_t extent(std::size_t k) const noexcept { return self().layout().extents[k]; }
+  /// mdspan vocabulary (docs/interop.md): stride of dimension k in elements, the layout as the
+  /// mapping, data_handle() in each class. (`rank` is a value here, lz::rank_v, not rank().)
+  index_t stride(std::size_t k) const noexcept { return self().layout().strides[k]; }
+  const strided_layout<R>& mapping() const noexcept { return self().layout(); }
   index_t size() const noexcept { return self().layout().size(); }
   bool empty() const noexcept { return size() == 0; }
   /// For matrices: rows() == extent(0), cols() == extent(1).
@@ -157,6 +161,7 @@ class tensor_view : public strided_access<tensor_view<T, R>, T, R> {
   noexcept : data_(v.data()), layout_(v.layout()) {}
 
   LZ_HD T* data() const noexcept { return data_; }
+  T* data_handle() const noexcept { return data_; }
   LZ_HD const strided_layout<R>& layout() const noexcept { return layout_; }
   tensor_view view() const noexcept { return *this; }
 
@@ -367,6 +372,8 @@ class tensor : public strided_access<tensor<T, R>, T, R> {
 
   LZ_HD T* data() noexcept { return data_; }
   LZ_HD const T* data() const noexcept { return data_; }
+  T* data_handle() noexcept { return data_; }
+  const T* data_handle() const noexcept { return data_; }
   LZ_HD const strided_layout<R>& layout() const noexcept { return layout_; }
 
   /// Mutable and read-only views of the whole tensor.

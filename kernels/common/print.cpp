@@ -2,6 +2,7 @@
 #include <lz/io.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <complex>
 #include <cstdio>
@@ -83,52 +84,180 @@ bool is_unsigned(dtype t) {
   return t == dtype::u8 || t == dtype::u16 || t == dtype::u32 || t == dtype::u64;
 }
 
-// A floating format shared by every printed element (NumPy's 'maxprec' float mode):
-// fixed or scientific for the whole array, trailing zeros trimmed, decimal points aligned.
-struct float_format {
-  bool sci = false;
-  int precision = 8;
-  bool suppress = false;
-  std::size_t int_width = 0, frac_width = 0; // fixed: digits before/after '.'; sci: mantissa parts
+// ---- floating point: NumPy's FloatingFormat in its default 'maxprec' mode ----------------------
+// Digits are the shortest that round-trip in the element's own type (float or double), cut at
+// `precision` digits after the point (rounding the exact value). One format serves every shown
+// element: scientific when the largest |x| >= 1e8, or (unless suppress_small) the smallest
+// nonzero |x| < 1e-4 or their ratio > 1e3; fixed otherwise. Fixed: integer parts right-aligned,
+// fractions left-aligned and padded with spaces. Scientific: every mantissa gets as many digits
+// as the longest one needs (zero-padded), every exponent as many digits as the widest.
 
-  static std::string trim(std::string s) { // "1.500" -> "1.5", "2.000" -> "2."
-    const auto dot = s.find('.');
-    if (dot == std::string::npos) return s;
-    std::size_t end = s.size();
-    while (end > dot + 1 && s[end - 1] == '0') --end;
-    return s.substr(0, end);
+// Shortest round-trip digits of |v|: v = 0.d1d2d3... no: d1.d2d3... x 10^exp10.
+struct decimal {
+  bool negative = false;
+  std::string digits; // no leading zeros, at least one digit
+  int exp10 = 0;
+};
+
+decimal parse_scientific(const char* b, const char* e) { // "-1.2345e+07"
+  decimal d;
+  if (b != e && *b == '-') {
+    d.negative = true;
+    ++b;
   }
-  std::string raw(double v) const {
-    if (std::isnan(v)) return "nan";
-    if (std::isinf(v)) return v < 0 ? "-inf" : "inf";
-    char buf[64];
-    if (sci) {
-      std::snprintf(buf, sizeof buf, "%.*e", precision, v);
-      std::string s(buf);
-      const auto e = s.find('e');
-      return trim(s.substr(0, e)) + s.substr(e);
+  for (; b != e && *b != 'e'; ++b)
+    if (*b != '.') d.digits += *b;
+  if (b != e && ++b != e) { // exponent: sign, then digits (the buffer is not 0-terminated)
+    const bool neg = *b == '-';
+    if (*b == '-' || *b == '+') ++b;
+    std::from_chars(b, e, d.exp10);
+    if (neg) d.exp10 = -d.exp10;
+  }
+  return d;
+}
+
+decimal shortest(double v, bool single) {
+  char buf[64];
+  const auto r = single
+                     ? std::to_chars(buf, buf + sizeof buf, float(v), std::chars_format::scientific)
+                     : std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
+  return parse_scientific(buf, r.ptr);
+}
+
+// The exact value of v rounded to `frac` digits after the point, in scientific notation.
+decimal rounded_scientific(double v, int frac) {
+  char buf[512];
+  const int n = std::snprintf(buf, sizeof buf, "%.*e", frac, v);
+  return parse_scientific(buf, buf + n);
+}
+
+std::string sign_of(double v, bool plus) {
+  if (std::signbit(v)) return "-";
+  return plus ? "+" : "";
+}
+
+// dragon4_positional(v, precision, unique=True, fractional=True, trim='.') as "int.frac".
+std::string positional(double v, bool single, int precision, bool plus) {
+  const decimal d = shortest(v, single);
+  const int frac = std::max(0, int(d.digits.size()) - 1 - d.exp10);
+  std::string intpart, fracpart;
+  if (frac > precision) { // cut: round the exact value at `precision` digits
+    char buf[512];
+    std::snprintf(buf, sizeof buf, "%.*f", precision, std::fabs(v));
+    const std::string s = buf;
+    const auto dot = s.find('.');
+    intpart = s.substr(0, dot);
+    fracpart = dot == std::string::npos ? "" : s.substr(dot + 1);
+  } else if (d.exp10 >= 0) {
+    const std::size_t n = std::size_t(d.exp10) + 1;
+    intpart = d.digits.substr(0, std::min(n, d.digits.size()));
+    if (intpart.size() < n) intpart.append(n - intpart.size(), '0');
+    fracpart = d.digits.size() > n ? d.digits.substr(n) : "";
+  } else {
+    intpart = "0";
+    fracpart = std::string(std::size_t(-d.exp10 - 1), '0') + d.digits;
+  }
+  while (!fracpart.empty() && fracpart.back() == '0') fracpart.pop_back(); // trim='.'
+  return sign_of(v, plus) + intpart + "." + fracpart;
+}
+
+// dragon4_scientific(v, precision, min_digits, unique=True): mantissa "d.ddd" (trailing zeros
+// trimmed when min_digits is 0) and exponent "+05" with at least exp_digits digits.
+std::pair<std::string, std::string> scientific(double v, bool single, int precision, int min_digits,
+                                               int exp_digits, bool plus) {
+  decimal d = shortest(v, single);
+  int frac = int(d.digits.size()) - 1;
+  if (frac > precision) {
+    d = rounded_scientific(std::fabs(v), precision);
+    frac = precision;
+  }
+  if (frac < min_digits) d = rounded_scientific(std::fabs(v), min_digits); // exact digits
+  std::string mant = d.digits.substr(0, 1) + "." + d.digits.substr(1);
+  if (min_digits == 0)
+    while (mant.back() == '0') mant.pop_back();
+  std::string e = std::to_string(std::abs(d.exp10));
+  if (int(e.size()) < exp_digits) e.insert(0, std::size_t(exp_digits) - e.size(), '0');
+  return {sign_of(v, plus) + mant, (d.exp10 < 0 ? "-" : "+") + e};
+}
+
+struct float_format {
+  bool single = false; // element type is float: shortest digits are float's
+  bool plus = false;   // sign '+' (imaginary parts)
+  int precision = 8;   // digits after the point (fixed), mantissa digits (scientific)
+  bool sci = false;
+  std::size_t pad_left = 0, pad_right = 0;
+  int exp_digits = -1;
+
+  // Measures the shown values (NumPy's fillFormat).
+  void fill(const std::vector<double>& vals, int prec, bool suppress) {
+    precision = prec;
+    double maxv = 0, minv = INFINITY;
+    bool any_finite = false, any_nonfinite = false, neg_inf = false;
+    for (double v : vals) {
+      if (!std::isfinite(v)) {
+        any_nonfinite = true;
+        neg_inf = neg_inf || (std::isinf(v) && v < 0);
+        continue;
+      }
+      any_finite = true;
+      if (v == 0) continue;
+      maxv = std::max(maxv, std::fabs(v));
+      minv = std::min(minv, std::fabs(v));
     }
-    if (suppress && std::fabs(v) < std::pow(10.0, -precision)) v = 0.0;
-    std::snprintf(buf, sizeof buf, "%.*f", precision, v);
-    std::string s = trim(buf);
-    if (s == "-0.")
-      s = "0."; // NumPy prints -0. for -0.0, but tiny negatives rounding to 0 print 0.
-    return s;
+    sci = minv < INFINITY && (maxv >= 1e8 || (!suppress && (minv < 1e-4 || maxv / minv > 1e3)));
+    pad_left = pad_right = 0;
+    if (any_finite && sci) {
+      int max_frac = 0;
+      std::size_t max_exp = 0;
+      for (double v : vals) {
+        if (!std::isfinite(v)) continue;
+        auto [m, e] = scientific(v, single, precision, 0, 2, plus);
+        const auto dot = m.find('.');
+        pad_left = std::max(pad_left, dot);
+        max_frac = std::max(max_frac, int(m.size() - dot - 1));
+        max_exp = std::max(max_exp, e.size() - 1);
+      }
+      exp_digits = int(max_exp);
+      precision = max_frac;
+      pad_right = std::size_t(exp_digits) + 2 + std::size_t(precision);
+    } else if (any_finite) {
+      for (double v : vals) {
+        if (!std::isfinite(v)) continue;
+        const std::string s = positional(v, single, precision, plus);
+        const auto dot = s.find('.');
+        pad_left = std::max(pad_left, dot);
+        pad_right = std::max(pad_right, s.size() - dot - 1);
+      }
+    }
+    if (any_nonfinite) { // "nan" / "inf" / "-inf" must fit too
+      const std::size_t offset = pad_right + 1, inf_len = 3 + (plus || neg_inf ? 1 : 0);
+      pad_left = std::max(
+          {pad_left, 3 > offset ? 3 - offset : 0, inf_len > offset ? inf_len - offset : 0});
+    }
   }
-  // Split a raw string into the part before the alignment point and the rest.
-  std::pair<std::string, std::string> split(const std::string& s) const {
-    const auto dot = s.find('.');
-    if (dot == std::string::npos) return {s, ""};
-    return {s.substr(0, dot), s.substr(dot)};
-  }
-  void measure(double v) {
-    auto [a, b] = split(raw(v));
-    int_width = std::max(int_width, a.size());
-    frac_width = std::max(frac_width, b.size());
-  }
-  std::string format(double v) const {
-    auto [a, b] = split(raw(v));
-    return std::string(int_width - a.size(), ' ') + a + b + std::string(frac_width - b.size(), ' ');
+
+  std::string operator()(double v) const {
+    if (!std::isfinite(v)) {
+      std::string r = std::isnan(v) ? std::string(plus ? "+" : "") + "nan"
+                                    : std::string(v < 0  ? "-"
+                                                  : plus ? "+"
+                                                         : "") +
+                                          "inf";
+      const std::size_t w = pad_left + pad_right + 1;
+      return std::string(w > r.size() ? w - r.size() : 0, ' ') + r;
+    }
+    std::string s;
+    std::size_t dot;
+    if (sci) {
+      auto [m, e] = scientific(v, single, precision, precision, exp_digits, plus);
+      dot = m.find('.');
+      s = m + "e" + e;
+    } else {
+      s = positional(v, single, precision, plus);
+      dot = s.find('.');
+      s.append(pad_right - (s.size() - dot - 1), ' ');
+    }
+    return std::string(pad_left > dot ? pad_left - dot : 0, ' ') + s;
   }
 };
 
@@ -142,7 +271,7 @@ struct printer {
   const print_options& opt;
   bool summarise = false;
   float_format re_fmt, im_fmt;
-  std::size_t width = 0;
+  std::size_t int_width = 0;
 
   // Indices shown along a dimension of extent n (-1 marks the "..." gap).
   std::vector<index_t> shown(index_t n) const {
@@ -170,83 +299,75 @@ struct printer {
   std::string text(index_t off) const {
     const element e = fetch(data, t, off);
     if (t == dtype::b8) return e.i ? "true" : "false";
-    if (is_float(t)) return re_fmt.format(e.re);
-    if (is_complex(t)) {
-      std::string im = im_fmt.format(std::fabs(e.im));
-      while (!im.empty() && im.front() == ' ') im.erase(im.begin());
-      return re_fmt.format(e.re) + (e.im < 0 || std::signbit(e.im) ? "-" : "+") + im + "j";
+    if (is_float(t)) return re_fmt(e.re);
+    if (is_complex(t)) { // NumPy puts the 'j' before the imaginary part's padding
+      std::string im = im_fmt(e.im);
+      const auto end = im.find_last_not_of(' ') + 1;
+      return re_fmt(e.re) + im.substr(0, end) + "j" + im.substr(end);
     }
-    return is_unsigned(t) ? std::to_string(e.u) : std::to_string(e.i);
+    const std::string s = is_unsigned(t) ? std::to_string(e.u) : std::to_string(e.i);
+    return std::string(int_width > s.size() ? int_width - s.size() : 0, ' ') + s;
   }
 
   void prepare() {
     index_t size = 1;
     for (int d = 0; d < rank; ++d) size *= ext[d];
     summarise = size > opt.threshold;
-    if (is_float(t) || is_complex(t)) {
-      double maxv = 0, minv = INFINITY;
-      for_shown(0, 0, [&](index_t off) {
-        const element e = fetch(data, t, off);
-        for (double v : {e.re, std::fabs(e.im)}) {
-          if (!std::isfinite(v) || v == 0) continue;
-          maxv = std::max(maxv, std::fabs(v));
-          minv = std::min(minv, std::fabs(v));
-        }
-      });
-      const bool sci = maxv >= 1e8 || (!opt.suppress_small && minv < 1e-4) ||
-                       (!opt.suppress_small && minv < INFINITY && maxv / minv > 1e3);
-      for (float_format* f : {&re_fmt, &im_fmt}) {
-        f->sci = sci;
-        f->precision = opt.precision;
-        f->suppress = opt.suppress_small;
-      }
-      for_shown(0, 0, [&](index_t off) {
-        const element e = fetch(data, t, off);
-        re_fmt.measure(e.re);
-        im_fmt.measure(std::fabs(e.im));
-      });
+    std::vector<double> re, im;
+    for_shown(0, 0, [&](index_t off) {
+      const element e = fetch(data, t, off);
+      re.push_back(e.re);
+      im.push_back(e.im);
+      if (!is_float(t) && !is_complex(t) && t != dtype::b8)
+        int_width = std::max(int_width,
+                             (is_unsigned(t) ? std::to_string(e.u) : std::to_string(e.i)).size());
+    });
+    const bool single = t == dtype::f32 || t == dtype::c64;
+    re_fmt.single = im_fmt.single = single;
+    im_fmt.plus = true;
+    if (is_float(t) || is_complex(t)) re_fmt.fill(re, opt.precision, opt.suppress_small);
+    if (is_complex(t)) im_fmt.fill(im, opt.precision, opt.suppress_small);
+  }
+
+  // One line break decision of NumPy's _extendLine: wrap before `word` when the line would get
+  // longer than `width`, unless the line holds nothing but its indent.
+  static void extend(std::string& s, std::string& line, const std::string& word, std::size_t width,
+                     const std::string& indent) {
+    if (line.size() + word.size() > width && line.size() > indent.size()) {
+      s += line.substr(0, line.find_last_not_of(' ') + 1) + "\n";
+      line = indent;
     }
-    for_shown(0, 0, [&](index_t off) { width = std::max(width, text(off).size()); });
+    line += word;
   }
 
-  std::string padded(index_t off) const {
-    std::string s = text(off);
-    return std::string(width - s.size(), ' ') + s;
-  }
-
-  // Dimension d at element offset `off`; `indent` = depth of brackets already open.
-  void print_dim(int d, index_t off, int indent) const {
-    os << '[';
+  // NumPy's _formatArray: dimension d at element offset `off`; `indent` is the hanging indent
+  // of continuation lines, `width` the line width left at this depth.
+  std::string format_dim(int d, index_t off, const std::string& indent, std::size_t width) const {
     const std::vector<index_t> idx = shown(ext[d]);
+    std::string s;
     if (d == rank - 1) {
-      std::size_t col = indent + 1;
-      bool first = true;
-      for (index_t i : idx) {
-        const std::string item = i < 0 ? std::string("...") : padded(off + i * str[d]);
-        const std::size_t need = item.size() + (first ? 0 : 1);
-        if (!first && col + need + 1 > std::size_t(opt.linewidth)) {
-          os << '\n' << std::string(indent + 1, ' ');
-          col = indent + 1;
-        } else if (!first) {
-          os << ' ';
-          ++col;
-        }
-        os << item;
-        col += item.size();
-        first = false;
+      const std::size_t elem_width = width > 0 ? width - 1 : 0; // room for the closing ']'
+      std::string line = indent;
+      for (std::size_t k = 0; k < idx.size(); ++k) {
+        const std::string word = idx[k] < 0 ? std::string("...") : text(off + idx[k] * str[d]);
+        extend(s, line, word, elem_width, indent);
+        if (k + 1 < idx.size()) line += ' ';
       }
+      s += line;
     } else {
-      bool first = true;
-      for (index_t i : idx) {
-        if (!first) os << std::string(rank - d - 1, '\n') << std::string(indent + 1, ' ');
-        if (i < 0)
-          os << "...";
-        else
-          print_dim(d + 1, off + i * str[d], indent + 1);
-        first = false;
+      const std::string sep(std::size_t(rank - d - 1), '\n');
+      for (std::size_t k = 0; k < idx.size(); ++k) {
+        s += indent;
+        s += idx[k] < 0 ? std::string("...")
+                        : format_dim(d + 1, off + idx[k] * str[d], indent + " ",
+                                     width > 0 ? width - 1 : 0);
+        if (k + 1 < idx.size()) s += sep;
       }
     }
-    os << ']';
+    std::string out = "[";
+    out.append(s, indent.size()); // the first line's indent becomes the bracket
+    out += ']';
+    return out;
   }
 };
 
@@ -254,19 +375,18 @@ struct printer {
 
 void print_array(std::ostream& os, const void* data, dtype t, int rank, const index_t* extents,
                  const index_t* strides, const print_options& opt) {
+  for (int d = 0; d < rank; ++d)
+    if (extents[d] == 0) { // NumPy prints every empty array as []
+      os << "[]";
+      return;
+    }
   printer p{os, data, t, rank, extents, strides, opt, false, {}, {}, 0};
   p.prepare();
   if (rank == 0) {
     os << p.text(0);
     return;
   }
-  for (int d = 0; d < rank; ++d)
-    if (extents[d] == 0) { // NumPy prints empty arrays as [] (nested per leading dims)
-      for (int k = 0; k <= d; ++k) os << '[';
-      for (int k = 0; k <= d; ++k) os << ']';
-      return;
-    }
-  p.print_dim(0, 0, 0);
+  os << p.format_dim(0, 0, " ", std::size_t(std::max(opt.linewidth, 0)));
 }
 
 } // namespace detail

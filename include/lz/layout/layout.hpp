@@ -66,6 +66,12 @@ struct strided_layout {
   shape_t<R> strides{};
 
   static constexpr std::size_t rank() noexcept { return R; }
+  /// mdspan mapping vocabulary: extent(k), stride(k), is_exhaustive() (is_unique below).
+  constexpr index_t extent(std::size_t k) const noexcept { return extents[k]; }
+  constexpr index_t stride(std::size_t k) const noexcept { return strides[k]; }
+  static constexpr bool is_always_strided() noexcept { return true; }
+  static constexpr bool is_strided() noexcept { return true; }
+  bool is_exhaustive() const noexcept { return is_contiguous(); }
 
   /// Row-major contiguous layout of `e`. @pre extents >= 0 (checked).
   static strided_layout right(const shape_t<R>& e) {

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Packaging proof (CTest test `packaging_test`, label `packaging`). Builds and runs the one-file
+# consumer in tests/packaging/consumer four ways:
+#   1. find_package(lazuli CONFIG REQUIRED) from an installed prefix that was moved after
+#      `cmake --install` (relocatable), with a compatible and an incompatible version request
+#   2. find_package with lazuli_DIR pointing at the build tree (build-tree export)
+#   3. add_subdirectory(<lazuli source>): must configure and build quietly (no warnings, no
+#      tests/examples/benchmarks, no install rules)
+#   4. pkg-config: c++ -std=c++20 main.cpp $(pkg-config --cflags --libs lazuli)
+# Usage: packaging_test.sh <cmake> <lazuli source> <lazuli build> <c++ compiler> <work dir>
+# Exits 77 (skipped) only when pkg-config is missing, after running steps 1-3.
+set -euo pipefail
+cmake=$1 src=$2 build=$3 cxx=$4 work=$5
+consumer="$src/tests/packaging/consumer"
+rm -rf "$work"
+mkdir -p "$work"
+
+t0=$SECONDS
+step() { echo "== [$((SECONDS - t0))s] $*"; }
+fail() {
+  echo "FAIL: $*"
+  exit 1
+}
+# run <log> <cmd...>: runs quietly, shows the log when the command fails.
+run() {
+  local log=$1
+  shift
+  if ! "$@" >"$log" 2>&1; then
+    cat "$log"
+    fail "$*"
+  fi
+}
+# consumer <build dir> <cmake args...>: configure, build and run the consumer.
+consumer() {
+  local dir=$1
+  shift
+  run "$dir.configure.log" "$cmake" -S "$consumer" -B "$dir" -DCMAKE_CXX_COMPILER="$cxx" \
+    -DCMAKE_BUILD_TYPE=Release -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF "$@"
+  run "$dir.build.log" "$cmake" --build "$dir" -j2
+  "$dir/consumer" || fail "consumer in $dir"
+}
+cache_value() { sed -n "s/^$2:[A-Z]*=//p" "$1/CMakeCache.txt"; }
+
+version=$(sed -n 's/^#define LZ_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$/\2/p' \
+  "$src/include/lz/config.hpp" | paste -sd.)
+IFS=. read -r major minor _ <<<"$version"
+
+step "install lazuli $version into a staging prefix, then move the prefix"
+run "$work/kernels.log" "$cmake" --build "$build" --target lazuli_kernels -j2
+run "$work/install.log" "$cmake" --install "$build" --prefix "$work/staging"
+mv "$work/staging" "$work/prefix"
+if grep -rl "$work/staging" "$work/prefix"; then fail "the package records its staging path"; fi
+[[ -f "$work/prefix/include/lz/lz.hpp" && -f "$work/prefix/include/lz/fusion/rules.hpp" &&
+  -f "$work/prefix/include/lz/kernels/cpu/parallel.hpp" ]] || fail "headers not under include/lz"
+
+step "1. find_package(lazuli $major.$minor CONFIG REQUIRED) from the moved prefix"
+consumer "$work/installed" -DCMAKE_PREFIX_PATH="$work/prefix" -DLZ_WANT_VERSION="$major.$minor"
+[[ $(cache_value "$work/installed" lazuli_DIR) == "$work/prefix/"* ]] ||
+  fail "consumer found lazuli at $(cache_value "$work/installed" lazuli_DIR)"
+if "$cmake" -S "$consumer" -B "$work/incompatible" -DCMAKE_PREFIX_PATH="$work/prefix" \
+  -DLZ_WANT_VERSION="$major.$((minor + 1))" >"$work/incompatible.log" 2>&1; then
+  fail "find_package accepted version $major.$((minor + 1)) from lazuli $version"
+fi
+grep -q "considered but not accepted" "$work/incompatible.log" || {
+  cat "$work/incompatible.log"
+  fail "incompatible version rejected for another reason"
+}
+
+step "2. find_package with lazuli_DIR = the build tree"
+consumer "$work/buildtree" -Dlazuli_DIR="$build"
+[[ $(cache_value "$work/buildtree" lazuli_DIR) == "$build" ]] || fail "build tree not used"
+
+step "3. add_subdirectory(lazuli): quiet"
+consumer "$work/subdir" -DLZ_CONSUME=subdir -DLZ_SOURCE_DIR="$src"
+if grep -E "CMake (Warning|Deprecation)" "$work/subdir.configure.log"; then
+  fail "warnings while configuring lazuli as a subproject"
+fi
+if grep -E "warning:" "$work/subdir.build.log"; then fail "compiler warnings in the subproject"; fi
+"$cmake" --build "$work/subdir" --target help >"$work/subdir.targets"
+if grep -E "tensor_test|00_elementwise|_bench" "$work/subdir.targets"; then
+  fail "tests, examples or benchmarks built in a subproject"
+fi
+run "$work/subdir.install.log" "$cmake" --install "$work/subdir" --prefix "$work/subdir-prefix"
+if [[ -e "$work/subdir-prefix" ]]; then fail "a subproject installed files (LZ_INSTALL on)"; fi
+
+if ! command -v pkg-config >/dev/null; then
+  step "4. pkg-config not found: skipped"
+  exit 77
+fi
+step "4. pkg-config"
+pcdir=$(dirname "$(find "$work/prefix" -name lazuli.pc)")
+export PKG_CONFIG_PATH=$pcdir
+[[ $(pkg-config --modversion lazuli) == "$version" ]] || fail "pkg-config version"
+flags=$(pkg-config --cflags --libs lazuli)
+echo "   pkg-config --cflags --libs lazuli: $flags"
+mkdir -p "$work/pkgconfig"
+# shellcheck disable=SC2086 # the flags are a word list
+run "$work/pkgconfig.build.log" "$cxx" -std=c++20 -O2 "$consumer/main.cpp" $flags \
+  -o "$work/pkgconfig/consumer"
+"$work/pkgconfig/consumer" || fail "pkg-config consumer"
+step "all consumers built and ran"
