@@ -142,7 +142,7 @@ void run_map(const P& pol, tensor_view<T, R> dst, const E& e) {
 /// Explain text of run_map's decisions (no memory is touched; opaque nodes were lowered first).
 template <detail::assign_op Op, class P, class T, std::size_t R, class E>
 std::string describe_map(const P& pol, tensor_view<T, R> dst, const E& e,
-                         const std::string& dst_name = "dst") {
+                         const std::string& dst_name = "dst", bool* aliased = nullptr) {
   using namespace kernels::cpu;
   static_assert(detail::opaque_count_v<E> == 0, "lz: opaque nodes must be lowered before a loop");
   constexpr std::size_t N = 1 + detail::leaf_count_v<E>;
@@ -176,15 +176,15 @@ std::string describe_map(const P& pol, tensor_view<T, R> dst, const E& e,
   const auto& ext = dst.layout().extents;
   const bool alias =
       kernels::reads_destination_elsewhere(ops[0], ops.data() + 1, int(N - 1), int(R), ext.data());
+  if (aliased) *aliased = alias;
   const loop_plan p = plan_loop(int(R), ext.data(), int(N), ops.data(),
                                 detail_map::loop_options_for<P>(detail::cost_v<E>));
   std::string text = "loop " + dst_name + " " + op + " f(" + std::to_string(N - 1) +
                      " operands): " + describe(p, width) + ", cost " +
                      std::to_string(detail::cost_v<E>) + "/element";
   if (alias)
-    text += " — an operand reads the destination at other positions: evaluated into a "
-            "temporary (" +
-            detail_plan::format_bytes(std::size_t(dst.size()) * sizeof(T)) + "), then copied in";
+    text += " into the temporary, then copied into " + dst_name +
+            " (an operand reads it at other positions)";
   return text;
 }
 
@@ -202,7 +202,11 @@ void lower_map(Sink& s, const P& pol, tensor_view<T, R> dst, const E& e) {
     }
     run_map<Op>(pol, dst, e);
   } else {
-    s.loop(describe_map<Op>(pol, dst, e, s.name_of(dst.data())), "map");
+    bool aliased = false;
+    std::string text = describe_map<Op>(pol, dst, e, s.name_of(dst.data()), &aliased);
+    if (aliased)
+      (void)s.template temp<T, R>(dst.shape(), "aliasing: operand reads the destination elsewhere");
+    s.loop(text, "map");
   }
 }
 
