@@ -21,8 +21,12 @@ using idx_t = std::array<index_t, R>;
 template <class E, std::size_t R>
 auto ref_at(const E& e, const idx_t<R>& i);
 
-template <class E>
-auto ref_value(const E& e); // full reductions
+template <class C, std::size_t R>
+auto ref_child(const C& c, const idx_t<R>& i);
+template <class Op, class Fin, class E, std::size_t R>
+auto ref_opaque(const lz::reduce_expr<Op, Fin, E>& e, const idx_t<R>&);
+template <class Op, class Fin, class E, std::size_t R>
+auto ref_opaque(const lz::reduce_axis_expr<Op, Fin, E>& e, const idx_t<R>& i);
 
 namespace detail {
 
@@ -188,6 +192,23 @@ double ulp_distance(T a, T b) {
 template <class A, class B>
 double max_ulp(const A& a, const B& b) {
   double worst = 0;
+  if constexpr (lz::detail::is_kind_v<A, lz::detail::leaf_kind> &&
+                lz::detail::is_kind_v<B, lz::detail::leaf_kind> &&
+                std::is_same_v<lz::value_t<A>, lz::value_t<B>>) {
+    // Fast path for two row-major tensors: a flat walk.
+    if (a.shape() == b.shape() && a.layout().is_row_major() && b.layout().is_row_major()) {
+      using T = lz::value_t<A>;
+      const T* x = a.data();
+      const T* y = b.data();
+      for (index_t i = 0, n = a.size(); i < n; ++i) {
+        if constexpr (std::is_floating_point_v<T>)
+          worst = std::max(worst, ulp_distance<T>(x[i], y[i]));
+        else if (!(x[i] == y[i]))
+          return std::numeric_limits<double>::infinity();
+      }
+      return worst;
+    }
+  }
   detail::for_each_index(a, [&](const auto& i) {
     auto x = ref_at(a, i);
     auto y = ref_at(b, i);
