@@ -162,6 +162,12 @@ auto ref_opaque(const lz::reduce_axis_expr<Op, Fin, E>& e, const idx_t<R>& i) {
   }
 }
 
+/// Value of a full reduction by the reference walker (long double accumulation for floats).
+template <class Op, class Fin, class E>
+auto ref_scalar(const lz::reduce_expr<Op, Fin, E>& e) {
+  return detail::reduce_ref<Op, Fin>(e.arg);
+}
+
 /// Evaluates e with the reference walker into a fresh row-major tensor.
 template <class E>
 auto reference(const E& e) {
