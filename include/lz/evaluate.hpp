@@ -60,12 +60,9 @@ void assign_resize(tensor<T, R>& dst, const E& e) {
     assign_with<assign_op::set>(automatic, dst.view(), e);
     return;
   }
-  // New shape: evaluate into fresh storage (no aliasing possible), keeping a column-major
-  // destination column-major; the old contents stay intact if evaluation throws.
-  const bool col =
-      R >= 2 && dst.size() > 1 && dst.layout().is_column_major() && !dst.layout().is_row_major();
-  tensor<T, R> fresh = col ? tensor<T, R>(e.shape(), layout_left, uninitialized)
-                           : tensor<T, R>(e.shape(), uninitialized);
+  // New shape: evaluate into fresh storage (no aliasing possible) laid out as the destination
+  // was made (column-major, padded); the old contents stay intact if evaluation throws.
+  tensor<T, R> fresh(e.shape(), dst.layout_kind(), uninitialized);
   assign_with<assign_op::set>(automatic, fresh.view(), e);
   dst = std::move(fresh);
 }
