@@ -261,9 +261,8 @@ void print_array(std::ostream& os, const void* data, dtype t, int rank, const in
     return;
   }
   for (int d = 0; d < rank; ++d)
-    if (extents[d] == 0) { // NumPy prints empty arrays as [] (nested per leading dims)
-      for (int k = 0; k <= d; ++k) os << '[';
-      for (int k = 0; k <= d; ++k) os << ']';
+    if (extents[d] == 0) { // NumPy's str() prints every empty array as [], whatever its shape
+      os << "[]";
       return;
     }
   p.print_dim(0, 0, 0);
