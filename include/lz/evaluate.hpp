@@ -11,6 +11,13 @@
 #include <lz/policy.hpp>
 #include <lz/tensor.hpp>
 
+// Declared here as well: when a user includes <lz/fusion/rules.hpp> first, its includes reach
+// this file (through tensor.hpp) before rules.hpp has declared execute.
+namespace lz::fusion {
+template <detail::assign_op Op, class P, class T, std::size_t R, class E>
+void execute(const P& pol, tensor_view<T, R> dst, const E& e);
+} // namespace lz::fusion
+
 namespace lz {
 namespace detail {
 
