@@ -63,15 +63,18 @@ void assign_to(tensor_view<T, R> dst, const E& e) {
 template <class T, std::size_t R, class E>
 void assign_resize(tensor<T, R>& dst, const E& e) {
   static_assert(rank_v<E> == R, "lz: the expression's rank differs from the destination's rank");
-  if (dst.shape() == e.shape()) {
-    assign_with<assign_op::set>(automatic, dst.view(), e);
-    return;
+  if constexpr (rank_v<E> == R) { // (no cascade of errors after the static_assert)
+    if (dst.shape() == e.shape()) {
+      assign_with<assign_op::set>(automatic, dst.view(), e);
+      return;
+    }
+    // New shape: evaluate into fresh storage (no aliasing possible) laid out as the
+    // destination was made (column-major, padded); the old contents stay intact if evaluation
+    // throws.
+    tensor<T, R> fresh(e.shape(), dst.layout_kind(), uninitialized);
+    assign_with<assign_op::set>(automatic, fresh.view(), e);
+    dst = std::move(fresh);
   }
-  // New shape: evaluate into fresh storage (no aliasing possible) laid out as the destination
-  // was made (column-major, padded); the old contents stay intact if evaluation throws.
-  tensor<T, R> fresh(e.shape(), dst.layout_kind(), uninitialized);
-  assign_with<assign_op::set>(automatic, fresh.view(), e);
-  dst = std::move(fresh);
 }
 
 template <class T, std::size_t R, class E>

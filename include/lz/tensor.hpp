@@ -313,10 +313,13 @@ class tensor : public strided_access<tensor<T, R>, T, R> {
     }
   }
 
-  /// Evaluates an expression into a new tensor (one fused pass; see evaluate.hpp).
+  /// Evaluates an expression into a new tensor (one fused pass; see evaluate.hpp). A rank
+  /// mismatch is a static_assert rather than a constraint, so that `lz::matrix<double> B = x;`
+  /// fails with lazuli's one-line message instead of "conversion ... requested".
   template <expression E>
-  requires(!std::is_same_v<std::remove_cvref_t<E>, tensor> && rank_v<E> == R) tensor(const E& e) {
-    detail::construct_from(*this, e);
+  requires(!std::is_same_v<std::remove_cvref_t<E>, tensor>) tensor(const E& e) {
+    static_assert(rank_v<E> == R, "lz: the expression's rank differs from the destination's rank");
+    if constexpr (rank_v<E> == R) detail::construct_from(*this, e);
   }
 
   tensor(const tensor& o) : kind_(o.kind_) {
