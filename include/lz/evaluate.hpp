@@ -11,6 +11,13 @@
 #include <lz/policy.hpp>
 #include <lz/tensor.hpp>
 
+// Declared here as well: when a user includes <lz/fusion/rules.hpp> first, its includes reach
+// this file (through tensor.hpp) before rules.hpp has declared execute.
+namespace lz::fusion {
+template <detail::assign_op Op, class P, class T, std::size_t R, class E>
+void execute(const P& pol, tensor_view<T, R> dst, const E& e);
+} // namespace lz::fusion
+
 namespace lz {
 namespace detail {
 
@@ -56,18 +63,18 @@ void assign_to(tensor_view<T, R> dst, const E& e) {
 template <class T, std::size_t R, class E>
 void assign_resize(tensor<T, R>& dst, const E& e) {
   static_assert(rank_v<E> == R, "lz: the expression's rank differs from the destination's rank");
-  if (dst.shape() == e.shape()) {
-    assign_with<assign_op::set>(automatic, dst.view(), e);
-    return;
+  if constexpr (rank_v<E> == R) { // (no cascade of errors after the static_assert)
+    if (dst.shape() == e.shape()) {
+      assign_with<assign_op::set>(automatic, dst.view(), e);
+      return;
+    }
+    // New shape: evaluate into fresh storage (no aliasing possible) laid out as the
+    // destination was made (column-major, padded); the old contents stay intact if evaluation
+    // throws.
+    tensor<T, R> fresh(e.shape(), dst.layout_kind(), uninitialized);
+    assign_with<assign_op::set>(automatic, fresh.view(), e);
+    dst = std::move(fresh);
   }
-  // New shape: evaluate into fresh storage (no aliasing possible), keeping a column-major
-  // destination column-major; the old contents stay intact if evaluation throws.
-  const bool col =
-      R >= 2 && dst.size() > 1 && dst.layout().is_column_major() && !dst.layout().is_row_major();
-  tensor<T, R> fresh = col ? tensor<T, R>(e.shape(), layout_left, uninitialized)
-                           : tensor<T, R>(e.shape(), uninitialized);
-  assign_with<assign_op::set>(automatic, fresh.view(), e);
-  dst = std::move(fresh);
 }
 
 template <class T, std::size_t R, class E>

@@ -206,6 +206,11 @@ class tensor : public strided_access<tensor<T, R>, T, R> {
   static_assert(element<T>, "lz::tensor elements must be arithmetic, bool or std::complex");
   T* data_ = nullptr;
   strided_layout<R> layout_{};
+  // How storage is laid out when the shape changes (resize, assigning another shape): row- or
+  // column-major, leading dimension padded to `multiple` (1 = none). Kept apart from the
+  // strides, which cannot tell for vector-shaped or empty tensors (a 1 x n or 0 x 0
+  // column-major matrix has row-major strides too).
+  padded kind_{1, false};
 
   void allocate(const strided_layout<R>& l) {
     layout_ = l;
@@ -220,15 +225,21 @@ class tensor : public strided_access<tensor<T, R>, T, R> {
   std::size_t span_bytes() const noexcept {
     return static_cast<std::size_t>(layout_.required_span_size()) * sizeof(T);
   }
-  static strided_layout<R> make_layout(const shape_t<R>& s, layout_right_t) {
-    return strided_layout<R>::right(s);
+  static padded kind_of(layout_right_t) noexcept { return {1, false}; }
+  static padded kind_of(layout_left_t) noexcept { return {1, true}; }
+  static padded kind_of(padded p) noexcept {
+    const index_t m = p.multiple > 0 ? p.multiple : static_cast<index_t>(alignment / sizeof(T));
+    return {m > 0 ? m : 1, p.column_major};
   }
-  static strided_layout<R> make_layout(const shape_t<R>& s, layout_left_t) {
-    return strided_layout<R>::left(s);
+  static padded kind_of(const strided_layout<R>& l) noexcept {
+    return {1, R >= 2 && l.is_column_major() && !l.is_row_major()};
   }
-  static strided_layout<R> make_layout(const shape_t<R>& s, padded p) {
-    index_t m = p.multiple > 0 ? p.multiple : static_cast<index_t>(alignment / sizeof(T));
-    return strided_layout<R>::padded_layout(s, m > 0 ? m : 1, p.column_major);
+  static strided_layout<R> layout_of(const shape_t<R>& s, padded k) {
+    return strided_layout<R>::padded_layout(s, k.multiple, k.column_major);
+  }
+  template <class L>
+  static strided_layout<R> make_layout(const shape_t<R>& s, L tag) {
+    return layout_of(s, kind_of(tag));
   }
 
  public:
@@ -257,8 +268,10 @@ class tensor : public strided_access<tensor<T, R>, T, R> {
         [&](const auto& a) {
           if constexpr (std::is_integral_v<std::remove_cvref_t<decltype(a)>>)
             s[k++] = static_cast<index_t>(a);
-          else
+          else {
             l = make_layout(s, a); // the tag comes last, after every extent
+            kind_ = kind_of(a);
+          }
         }(args),
         ...);
     allocate_zero(l);
@@ -267,7 +280,8 @@ class tensor : public strided_access<tensor<T, R>, T, R> {
   explicit tensor(const shape_t<R>& s) { allocate_zero(make_layout(s, layout_right)); }
   template <class L>
   requires(std::is_same_v<L, layout_right_t> || std::is_same_v<L, layout_left_t> ||
-           std::is_same_v<L, padded>) tensor(const shape_t<R>& s, L l) {
+           std::is_same_v<L, padded>) tensor(const shape_t<R>& s, L l)
+      : kind_(kind_of(l)) {
     allocate_zero(make_layout(s, l));
   }
   /// Filled with `value`.
@@ -275,11 +289,11 @@ class tensor : public strided_access<tensor<T, R>, T, R> {
   /// Storage left uninitialised (for code that writes every element next).
   tensor(const shape_t<R>& s, uninitialized_t) { allocate(make_layout(s, layout_right)); }
   template <class L>
-  tensor(const shape_t<R>& s, L l, uninitialized_t) {
+  tensor(const shape_t<R>& s, L l, uninitialized_t) : kind_(kind_of(l)) {
     allocate(make_layout(s, l));
   }
   /// Same shape and layout as `l` (padding included), uninitialised.
-  tensor(const strided_layout<R>& l, uninitialized_t) {
+  tensor(const strided_layout<R>& l, uninitialized_t) : kind_(kind_of(l)) {
     l.validate(true);
     if (l.min_offset() != 0) throw layout_error("lz: owning tensors need non-negative strides");
     allocate(l);
@@ -287,7 +301,7 @@ class tensor : public strided_access<tensor<T, R>, T, R> {
 
   /// Internal: takes ownership of a buffer from lz::detail::allocate_bytes laid out as `l`.
   tensor(detail::adopt_buffer_t, T* buffer, const strided_layout<R>& l) noexcept
-      : data_(buffer), layout_(l) {}
+      : data_(buffer), layout_(l), kind_(kind_of(l)) {}
 
   /// Nested initializer lists: `lz::matrix<double> M{{1, 2}, {3, 4}};`
   tensor(typename detail::nested_list<T, R>::type list) requires(R > 0) {
@@ -304,17 +318,20 @@ class tensor : public strided_access<tensor<T, R>, T, R> {
     }
   }
 
-  /// Evaluates an expression into a new tensor (one fused pass; see evaluate.hpp).
+  /// Evaluates an expression into a new tensor (one fused pass; see evaluate.hpp). A rank
+  /// mismatch is a static_assert rather than a constraint, so that `lz::matrix<double> B = x;`
+  /// fails with lazuli's one-line message instead of "conversion ... requested".
   template <expression E>
-  requires(!std::is_same_v<std::remove_cvref_t<E>, tensor> && rank_v<E> == R) tensor(const E& e) {
-    detail::construct_from(*this, e);
+  requires(!std::is_same_v<std::remove_cvref_t<E>, tensor>) tensor(const E& e) {
+    static_assert(rank_v<E> == R, "lz: the expression's rank differs from the destination's rank");
+    if constexpr (rank_v<E> == R) detail::construct_from(*this, e);
   }
 
-  tensor(const tensor& o) {
+  tensor(const tensor& o) : kind_(o.kind_) {
     allocate(o.layout_);
     if (data_) std::memcpy(static_cast<void*>(data_), o.data_, span_bytes());
   }
-  tensor(tensor&& o) noexcept : data_(o.data_), layout_(o.layout_) {
+  tensor(tensor&& o) noexcept : data_(o.data_), layout_(o.layout_), kind_(o.kind_) {
     o.data_ = nullptr;
     o.layout_ = {};
   }
@@ -325,6 +342,7 @@ class tensor : public strided_access<tensor<T, R>, T, R> {
       detail::free_bytes(data_);
       data_ = o.data_;
       layout_ = o.layout_;
+      kind_ = o.kind_;
       o.data_ = nullptr;
       o.layout_ = {};
     }
@@ -429,16 +447,19 @@ class tensor : public strided_access<tensor<T, R>, T, R> {
   /// contents are unspecified afterwards.
   void resize(const shape_t<R>& s) {
     if (s == layout_.extents) return;
-    const bool col =
-        R >= 2 && !layout_.empty() && layout_.is_column_major() && !layout_.is_row_major();
-    strided_layout<R> l = col ? strided_layout<R>::left(s) : strided_layout<R>::right(s);
+    const strided_layout<R> l = layout_of(s, kind_);
     if (l.required_span_size() == layout_.required_span_size() && data_) {
       layout_ = l;
       return;
     }
-    tensor t(l, uninitialized);
+    tensor t(s, kind_, uninitialized);
     *this = std::move(t);
   }
+
+  /// How new storage is laid out when the shape changes (resize, `t = expr` of another shape):
+  /// row- or column-major (`column_major`) with the leading dimension padded to `multiple`
+  /// elements (1: not padded), as the tensor was constructed.
+  padded layout_kind() const noexcept { return kind_; }
 };
 
 /// Vectors and matrices are tensors of rank 1 and 2.

@@ -181,6 +181,12 @@ auto ref_opaque(const lz::matmul_expr<A, B>& e, const idx_t<R>& i) {
   return static_cast<V>(acc);
 }
 
+/// Value of a full reduction by the reference walker (long double accumulation for floats).
+template <class Op, class Fin, class E>
+auto ref_scalar(const lz::reduce_expr<Op, Fin, E>& e) {
+  return detail::reduce_ref<Op, Fin>(e.arg);
+}
+
 /// Evaluates e with the reference walker into a fresh row-major tensor.
 template <class E>
 auto reference(const E& e) {
@@ -211,6 +217,23 @@ double ulp_distance(T a, T b) {
 template <class A, class B>
 double max_ulp(const A& a, const B& b) {
   double worst = 0;
+  if constexpr (lz::detail::is_kind_v<A, lz::detail::leaf_kind> &&
+                lz::detail::is_kind_v<B, lz::detail::leaf_kind> &&
+                std::is_same_v<lz::value_t<A>, lz::value_t<B>>) {
+    // Fast path for two row-major tensors: a flat walk.
+    if (a.shape() == b.shape() && a.layout().is_row_major() && b.layout().is_row_major()) {
+      using T = lz::value_t<A>;
+      const T* x = a.data();
+      const T* y = b.data();
+      for (index_t i = 0, n = a.size(); i < n; ++i) {
+        if constexpr (std::is_floating_point_v<T>)
+          worst = std::max(worst, ulp_distance<T>(x[i], y[i]));
+        else if (!(x[i] == y[i]))
+          return std::numeric_limits<double>::infinity();
+      }
+      return worst;
+    }
+  }
   detail::for_each_index(a, [&](const auto& i) {
     auto x = ref_at(a, i);
     auto y = ref_at(b, i);

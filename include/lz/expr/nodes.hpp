@@ -186,6 +186,17 @@ void fold_shape(shape_t<R>& s, bool& first, const A& a, const char* op) {
   }
 }
 
+// Operands that each fit in memory (stride-0 broadcasts need none) can broadcast to a shape
+// of more than 2^63 elements; loops and reductions over it would overflow their indices.
+template <std::size_t R>
+void check_size(const shape_t<R>& s, const char* op) {
+  index_t n = 1;
+  for (std::size_t k = 0; k < R; ++k)
+    if (__builtin_mul_overflow(n, s[k], &n))
+      throw layout_error(std::string("lz: the result of '") + op + "' has shape " + to_string(s) +
+                         ", whose size overflows std::ptrdiff_t");
+}
+
 } // namespace detail
 
 /// Builds a map node from closures, computing (and checking) the broadcast shape now, at the
@@ -199,6 +210,7 @@ map_expr<F, A...> make_map(const char* op, F f, A... args) {
   shape_t<R> s{};
   bool first = true;
   (detail::fold_shape<R>(s, first, args, op), ...);
+  detail::check_size(s, op);
   return map_expr<F, A...>{f, {{std::move(args)}...}, s};
 }
 

@@ -153,21 +153,22 @@ struct strided_layout {
     return o;
   }
 
-  /// Row-major contiguous (strides exactly those of right(extents), ignoring extent-1 dims).
+  /// Row-major contiguous (strides exactly those of right(extents), ignoring extent-1 dims;
+  /// like right(), an empty extent counts as 1, so right() of an empty shape is row-major).
   bool is_row_major() const noexcept {
     index_t s = 1;
     for (std::size_t k = R; k-- > 0;) {
       if (extents[k] != 1 && strides[k] != s) return false;
-      s *= extents[k];
+      s *= extents[k] > 0 ? extents[k] : 1;
     }
     return true;
   }
-  /// Column-major contiguous.
+  /// Column-major contiguous (the strides of left(extents), extent-1 dims ignored).
   bool is_column_major() const noexcept {
     index_t s = 1;
     for (std::size_t k = 0; k < R; ++k) {
       if (extents[k] != 1 && strides[k] != s) return false;
-      s *= extents[k];
+      s *= extents[k] > 0 ? extents[k] : 1;
     }
     return true;
   }

@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <type_traits>
 
 namespace lz::fn {
@@ -43,6 +44,113 @@ requires(std::is_arithmetic_v<A>&& std::is_arithmetic_v<B>) LZ_HD
   return c ? a : b;
 }
 
+namespace detail {
+
+// xsimd batches (lanes of value_type); scalars are arithmetic types.
+template <class A>
+concept batch_like = !std::is_arithmetic_v<A> && requires {
+  A::size;
+  typename A::value_type;
+};
+
+// True when any lane of a batch mask is set. (Spelled with a store: an unqualified any()/all()
+// could find lz's reductions instead of xsimd's.)
+template <class M>
+bool any_lane(const M& m) {
+  bool b[M::size];
+  m.store_unaligned(b);
+  for (bool x : b)
+    if (x) return true;
+  return false;
+}
+
+// f lane by lane with the scalar (std) function: the exact fallback for batches that hold a
+// lane xsimd's approximation gets wrong.
+template <class A, class F>
+A per_lane(const A& a, F f) {
+  alignas(64) typename A::value_type x[A::size];
+  a.store_unaligned(x);
+  for (auto& v : x) v = f(v);
+  return A::load_unaligned(x);
+}
+template <class A, class F>
+A per_lane(const A& a, const A& b, F f) {
+  alignas(64) typename A::value_type x[A::size], y[A::size];
+  a.store_unaligned(x);
+  b.store_unaligned(y);
+  for (std::size_t i = 0; i < A::size; ++i) x[i] = f(x[i], y[i]);
+  return A::load_unaligned(x);
+}
+
+// xsimd 8.1 (Debian 12) gets these wrong on batches (found by tests/core/ops_test.cpp), so
+// their batch bodies send the batches holding such lanes through std, lane by lane:
+//   exp, expm1  float overflows early (exp(88.5f) = inf); double results below DBL_MIN are
+//               garbage (exp(-726) is off by 8e7 ulp)                -> lanes with |x| > 87 / 708
+//   log, cbrt   subnormal inputs (double log(4.9e-324) = -746.5, not -744.4)
+//   atan2       (±0, ±0) and (±inf, ±inf) give NaN
+//   pow         special cases (pow(0, 0) = 0, pow(-inf, 2) = NaN, pow(1, inf) = NaN, overflow
+//               at pow(385.2f, 14.9f)) and an error of about |y·ln x| ulp (50 ulp for ordinary
+//               inputs): always lane by lane
+template <class A>
+LZ_HD auto exp_(const A& a) -> decltype(exp(a)) {
+  if constexpr (batch_like<A>) {
+    using T = typename A::value_type;
+    if (any_lane(!(abs(a) <= A(T(sizeof(T) == 4 ? 87 : 708)))))
+      return per_lane(a, [](T x) { return T(std::exp(x)); });
+  }
+  return exp(a);
+}
+template <class A>
+LZ_HD auto expm1_(const A& a) -> decltype(expm1(a)) {
+  if constexpr (batch_like<A>) {
+    using T = typename A::value_type;
+    if (any_lane(!(abs(a) <= A(T(sizeof(T) == 4 ? 87 : 708)))))
+      return per_lane(a, [](T x) { return T(std::expm1(x)); });
+  }
+  return expm1(a);
+}
+template <class A>
+LZ_HD auto log_(const A& a) -> decltype(log(a)) {
+  if constexpr (batch_like<A>) {
+    using T = typename A::value_type;
+    const A x = abs(a);
+    if (any_lane((x < A(std::numeric_limits<T>::min())) & (x > A(T(0)))))
+      return per_lane(a, [](T v) { return T(std::log(v)); });
+  }
+  return log(a);
+}
+template <class A>
+LZ_HD auto cbrt_(const A& a) -> decltype(cbrt(a)) {
+  if constexpr (batch_like<A>) {
+    using T = typename A::value_type;
+    const A x = abs(a);
+    if (any_lane((x < A(std::numeric_limits<T>::min())) & (x > A(T(0)))))
+      return per_lane(a, [](T v) { return T(std::cbrt(v)); });
+  }
+  return cbrt(a);
+}
+template <class A, class B>
+LZ_HD auto atan2_(const A& a, const B& b) -> decltype(atan2(a, b)) {
+  if constexpr (batch_like<A> && std::is_same_v<A, B>) {
+    using T = typename A::value_type;
+    const A zero(T(0)), inf(std::numeric_limits<T>::infinity());
+    if (any_lane(((a == zero) & (b == zero)) | ((abs(a) == inf) & (abs(b) == inf))))
+      return per_lane(a, b, [](T x, T y) { return T(std::atan2(x, y)); });
+  }
+  return atan2(a, b);
+}
+template <class A, class B>
+LZ_HD auto pow_(const A& a, const B& b) -> decltype(pow(a, b)) {
+  if constexpr (batch_like<A> && std::is_same_v<A, B>) {
+    using T = typename A::value_type;
+    return per_lane(a, b, [](T x, T y) { return T(std::pow(x, y)); });
+  } else {
+    return pow(a, b);
+  }
+}
+
+} // namespace detail
+
 #define LZ_UNARY_FN(NAME, EXPR, COST)                                                              \
   struct NAME##_fn {                                                                               \
     static constexpr const char* name = #NAME;                                                     \
@@ -69,22 +177,23 @@ LZ_BINARY_FN(minus, "-", a - b, 1)
 LZ_BINARY_FN(multiplies, "*", a* b, 1)
 LZ_BINARY_FN(divides, "/", a / b, 4)
 LZ_BINARY_FN(equal, "==", a == b, 1)
-LZ_BINARY_FN(not_equal, "!=", a != b, 1)
+// Not `a != b`: xsimd 8.1's AVX != is the ordered predicate, false when a lane is NaN.
+LZ_BINARY_FN(not_equal, "!=", !(a == b), 1)
 LZ_BINARY_FN(less, "<", a < b, 1)
 LZ_BINARY_FN(less_equal, "<=", a <= b, 1)
 LZ_BINARY_FN(greater, ">", a > b, 1)
 LZ_BINARY_FN(greater_equal, ">=", a >= b, 1)
-LZ_BINARY_FN(atan2, "atan2", atan2(a, b), 25)
-LZ_BINARY_FN(pow, "pow", pow(a, b), 30)
+LZ_BINARY_FN(atan2, "atan2", detail::atan2_(a, b), 25)
+LZ_BINARY_FN(pow, "pow", detail::pow_(a, b), 30)
 
 LZ_UNARY_FN(negate, -a, 1)
 LZ_UNARY_FN(square, a* a, 1)
 LZ_UNARY_FN(abs, abs(a), 1)
 LZ_UNARY_FN(sqrt, sqrt(a), 6)
-LZ_UNARY_FN(cbrt, cbrt(a), 20)
-LZ_UNARY_FN(exp, exp(a), 10)
-LZ_UNARY_FN(expm1, expm1(a), 12)
-LZ_UNARY_FN(log, log(a), 12)
+LZ_UNARY_FN(cbrt, detail::cbrt_(a), 20)
+LZ_UNARY_FN(exp, detail::exp_(a), 10)
+LZ_UNARY_FN(expm1, detail::expm1_(a), 12)
+LZ_UNARY_FN(log, detail::log_(a), 12)
 LZ_UNARY_FN(log1p, log1p(a), 14)
 LZ_UNARY_FN(sin, sin(a), 15)
 LZ_UNARY_FN(cos, cos(a), 15)

@@ -128,8 +128,42 @@ constexpr bool all_lanes_are() {
     return std::is_same_v<value_t<E>, L>;
 }
 
-template <class D, class E>
-using bound_t = decltype(bind<1>(std::declval<const E&>(), nullptr, nullptr));
+// Type tree E yields on batches B (void when some functor cannot take batches). Worked out on
+// the functors' declared signatures (std::is_invocable), never by instantiating a body: a user
+// function written for scalars only, `lz::map([](float x) {...}, a)`, must select the scalar
+// path, not fail to compile inside a deduced return type.
+template <class B, class E>
+struct batch_result {
+  using type = void;
+};
+template <class B, class E>
+using batch_result_t = typename batch_result<B, std::remove_cvref_t<E>>::type;
+
+template <class B, class... R>
+struct invoke_batches {
+  using type = void;
+};
+template <class B, class F, class... R>
+requires(!(std::is_void_v<R> || ...) &&
+         std::is_invocable_v<const F&, const R&...>) struct invoke_batches<B, F, R...> {
+  using type = std::remove_cvref_t<std::invoke_result_t<const F&, const R&...>>;
+};
+
+template <class B, class E>
+requires(std::is_same_v<detail::kind_t<E>, detail::leaf_kind> ||
+         std::is_same_v<detail::kind_t<E>, detail::opaque_kind> ||
+         std::is_same_v<detail::kind_t<E>, detail::scalar_kind>) struct batch_result<B, E> {
+  using type = B;
+};
+template <class B, class F, class... A>
+struct batch_result<B, map_expr<F, A...>> {
+  using type = typename invoke_batches<B, F, batch_result_t<B, A>...>::type;
+};
+template <class B, class E>
+requires(std::is_same_v<detail::kind_t<E>, detail::permute_kind> ||
+         std::is_same_v<detail::kind_t<E>, detail::broadcast_kind>) struct batch_result<B, E> {
+  using type = batch_result_t<B, decltype(std::declval<const E&>().arg)>;
+};
 
 /// The tree can run on xsimd batches of D: every operand is D and every functor accepts
 /// batches and yields a batch of D.
@@ -140,9 +174,7 @@ constexpr bool simd_ok() {
   else if constexpr (!all_lanes_are<D, E>())
     return false;
   else
-    return requires(const bound_t<D, E>& b) {
-      { b.template vec<mode::unit, xsimd::batch<D>>(0) } -> std::same_as<xsimd::batch<D>>;
-    };
+    return std::is_same_v<batch_result_t<xsimd::batch<D>, E>, xsimd::batch<D>>;
 }
 
 /// dst ⊕= v for the assignment operators (=, +=, -=, *=, /=).

@@ -1,0 +1,52 @@
+# Compiler-driven checks run by CTest (tests/CMakeLists.txt): cmake -P compile_check.cmake with
+#   -DMODE=fail|compile|deps -DCXX=<compiler> -DSOURCE=<file> -DFLAGS="a|b|c" (| separated)
+#   fail:    the source must NOT compile: exactly COUNT (default 1) "error:" lines, each matching
+#            EXPECT (one-line messages, no cascade)
+#   compile: the source must compile (-fsyntax-only)
+#   deps:    the source compiles and its full header list (-M, system headers included) has
+#            no path matching FORBIDDEN
+cmake_minimum_required(VERSION 3.25)
+string(REPLACE "|" ";" flags "${FLAGS}")
+
+if(MODE STREQUAL "deps")
+  execute_process(COMMAND ${CXX} ${flags} -M ${SOURCE}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${SOURCE} does not compile:\n${err}")
+  endif()
+  string(REGEX MATCHALL "[^ \\\n]*(${FORBIDDEN})[^ \\\n]*" leaks "${out}")
+  if(leaks)
+    list(REMOVE_DUPLICATES leaks)
+    string(REPLACE ";" "\n  " leaks "${leaks}")
+    message(FATAL_ERROR "${SOURCE} pulls in forbidden headers:\n  ${leaks}")
+  endif()
+  return()
+endif()
+
+execute_process(COMMAND ${CXX} ${flags} -fsyntax-only ${SOURCE}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(MODE STREQUAL "compile")
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${SOURCE} does not compile:\n${err}")
+  endif()
+  return()
+endif()
+
+if(rc EQUAL 0)
+  message(FATAL_ERROR "${SOURCE} (${FLAGS}) compiled, but must not")
+endif()
+string(REPLACE ";" "," err "${err}") # (a ';' in a message would split the list below)
+string(REGEX MATCHALL "[^\n]*error:[^\n]*" errors "${err}")
+list(LENGTH errors count)
+if(NOT COUNT)
+  set(COUNT 1)
+endif()
+if(NOT count EQUAL COUNT)
+  message(FATAL_ERROR "expected ${COUNT} error(s), got ${count}:\n${err}")
+endif()
+foreach(e ${errors})
+  if(NOT e MATCHES "${EXPECT}")
+    message(FATAL_ERROR "an error does not say \"${EXPECT}\":\n${e}")
+  endif()
+endforeach()
+message(STATUS "fails as expected:\n${errors}")

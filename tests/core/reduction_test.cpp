@@ -1,0 +1,465 @@
+// Every reduction (sum prod min max mean norm2 argmin argmax all any dot), over everything and
+// along each axis, against the reference evaluator (long double accumulation) under every
+// policy, on random shapes (empty included), layouts and values; empty reductions; bit-identical
+// results for any thread count; pairwise accuracy (error ~log n, not n).
+#define BOOST_TEST_MODULE reduction
+#include <boost/test/unit_test.hpp>
+
+#include <support/check.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+namespace {
+
+using namespace lz_test;
+using lz::index_t;
+
+using types = std::tuple<float, double, std::int32_t, std::int64_t>;
+using float_types = std::tuple<float, double>;
+using every_types = std::tuple<double, std::int32_t>;
+using subset_types = std::tuple<float, std::int64_t>;
+
+template <class E>
+struct op_of;
+template <class Op, class Fin, class E>
+struct op_of<lz::reduce_expr<Op, Fin, E>> {
+  using type = Op;
+};
+template <class Op, class Fin, class E>
+struct op_of<lz::reduce_axis_expr<Op, Fin, E>> {
+  using type = Op;
+};
+
+template <class T>
+bool same_bits(const T& a, const T& b) {
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
+// Tolerance of a floating reduction result. Pairwise summation over blocks of 4096 with 32
+// SIMD lanes is within (128 + log2 n) eps of sum |x| (lz::seq: 4096 + log2 n); the bound
+// leaves a factor of 2. A mean
+// divides it by n; norm2 (a sum of squares, then sqrt) is relative to itself; products are
+// relative 4 n eps; everything else is exact.
+double tolerance(const std::string& name, double eps, double sum_abs, double want, index_t n,
+                 bool scalar = false) {
+  // lz::seq has no SIMD lanes: each block of 4096 is one running sum.
+  const double c = ((scalar ? 2 * 4096 : 256) + 2 * std::log2(double(n) + 1)) * eps;
+  if (name == "sum" || name == "dot") return c * sum_abs;
+  if (name == "mean") return n ? c * sum_abs / double(n) : 0;
+  if (name == "norm2") return c * std::fabs(want);
+  if (name == "prod") return 4.0 * double(n + 1) * eps * std::fabs(want);
+  return 0;
+}
+
+template <class V>
+double eps_of() {
+  if constexpr (std::is_floating_point_v<V>)
+    return std::numeric_limits<V>::epsilon();
+  else
+    return 0;
+}
+
+// got vs want: within `tol`; NaN matches NaN, an infinity must be the same infinity.
+template <class V>
+bool close(V got, V want, double tol) {
+  if constexpr (std::is_floating_point_v<V>) {
+    if (std::isnan(want) || std::isnan(got)) return std::isnan(want) && std::isnan(got);
+    if (std::isinf(want) || std::isinf(got)) return got == want;
+    return std::fabs(double(got) - double(want)) <= tol;
+  } else {
+    return got == want;
+  }
+}
+
+// Values a reduction is fed: products stay near 1 (no overflow), integers small.
+template <class T>
+values values_for(const std::string& name) {
+  if (name == "prod") return std::is_integral_v<T> ? values::small : values::plain;
+  if (name == "all" || name == "any") return values::boolean;
+  return std::is_floating_point_v<T> ? values::special : values::plain;
+}
+
+template <class T, std::size_t R>
+viewed_buffer<T, R> reduction_input(rng& r, const lz::shape_t<R>& shape, const std::string& name) {
+  auto vb = make_viewed<T, R>(shape, random_layout<R>(r, r.pick(all_layout_kinds), false), r.next(),
+                              values_for<T>(name));
+  rng v(r.next());
+  detail::for_each_index(vb.view, [&](const auto& i) {
+    index_t off = 0;
+    for (std::size_t k = 0; k < R; ++k) off += i[k] * vb.view.strides()[k];
+    T& x = vb.view.data()[off];
+    if (name == "prod") { // |x| in [0.75, 1.25) keeps floating products finite; integers ±1
+      if constexpr (std::is_floating_point_v<T>)
+        x = T((v.chance(0.5) ? 1 : -1) * (0.75 + 0.5 * v.unit()));
+      else
+        x = T(v.chance(0.5) ? 1 : -1);
+    } else if constexpr (std::is_floating_point_v<T>) {
+      // Sums of ±max overflow or not depending on the order (pairwise vs the long double
+      // reference): finite specials stay below 1e30.
+      if (std::isfinite(x) && std::fabs(x) > T(1e30)) x = T(1e30);
+    }
+  });
+  return vb;
+}
+
+// The checks below keep per-expression template code to the engine calls and the reference;
+// comparing and reporting are plain functions over doubles (each instantiation of a reduction
+// costs seconds of compile time, so what is not the engine is not a template).
+
+// got[p] (policies seq, simd, par, automatic) against want.
+void report(const std::string& what, const double* got, double want, bool floating,
+            const double* tol) {
+  static const char* names[] = {"lz::seq", "lz::simd", "lz::par", "lz::automatic"};
+  for (int p = 0; p < 4; ++p) {
+    const bool ok = floating ? close<double>(got[p], want, tol[p]) : got[p] == want;
+    BOOST_TEST(ok, what << " under " << names[p] << ": got " << got[p] << ", want " << want);
+  }
+}
+
+// A tensor's elements as doubles, row-major (exact for every reduction result type).
+template <class X>
+std::vector<double> as_doubles(const X& t) {
+  std::vector<double> out;
+  out.reserve(std::size_t(t.size()));
+  detail::for_each_index(t, [&](const auto& i) { out.push_back(double(ref_at(t, i))); });
+  return out;
+}
+
+void report_axis(const std::string& what, const char* policy, const std::vector<double>& got,
+                 const std::vector<double>& want, const std::vector<double>& sum_abs,
+                 const char* name, double eps, index_t len, bool scalar, bool floating) {
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    const bool ok = floating ? close<double>(got[i], want[i],
+                                             tolerance(name, eps, sum_abs[i], want[i], len, scalar))
+                             : got[i] == want[i];
+    if (!ok) {
+      BOOST_ERROR(what << " under " << policy << " at flat index " << i << ": got " << got[i]
+                       << ", want " << want[i]);
+      return;
+    }
+  }
+}
+
+template <class T, std::size_t R>
+double sum_of_abs(const lz::tensor_view<T, R>& x) {
+  double s = 0;
+  detail::for_each_index(x, [&](const auto& i) { s += std::fabs(double(ref_at(x, i))); });
+  return s;
+}
+
+// Full reduction `make(x)` under every policy vs the reference; empty inputs of reductions
+// without identity must throw shape_error.
+template <class T, class Make>
+void check_full(const char* name, Make make, int cases, std::uint64_t seed) {
+  rng r(seed);
+  for (int c = 0; c < cases; ++c) {
+    const auto shape = random_shape<3>(r, 5000);
+    auto x = reduction_input<T, 3>(r, shape, name);
+    const auto e = make(x.cview());
+    using E = std::remove_cvref_t<decltype(e)>;
+    using V = lz::value_t<E>;
+    const index_t n = x.view.size();
+    const std::string what = std::string(name) + "(" + type_name<T>() +
+                             lz::detail::to_string(shape) + " " + describe(x, "x") + ")";
+    if (!op_of<E>::type::has_identity && n == 0) {
+      int throws = 0;
+      for_each_policy([&](auto pol, const char*) {
+        try {
+          (void)lz::eval(pol, e);
+        } catch (const lz::shape_error&) {
+          ++throws;
+        }
+      });
+      BOOST_TEST(throws == 4, what << " of nothing must throw shape_error");
+      continue;
+    }
+    const double want = double(ref_scalar(e)), sum_abs = sum_of_abs(x.view);
+    double got[4], tol[4];
+    int p = 0;
+    for_each_policy([&](auto pol, const char*) {
+      got[p] = double(lz::eval(pol, e));
+      tol[p++] = tolerance(name, eps_of<V>(), sum_abs, want, n,
+                           std::is_same_v<decltype(pol), lz::seq_policy>);
+    });
+    report(what, got, want, std::is_floating_point_v<V>, tol);
+  }
+}
+
+// Axis reduction `make(x, axis)` into destinations of random layout under every policy.
+template <class T, class Make>
+void check_axis(const char* name, Make make, int cases, std::uint64_t seed) {
+  rng r(seed);
+  for (int c = 0; c < cases; ++c) {
+    const auto shape = random_shape<3>(r, 5000);
+    auto x = reduction_input<T, 3>(r, shape, name);
+    const std::size_t axis = std::size_t(r.between(0, 2));
+    const auto e = make(x.cview(), axis);
+    using E = std::remove_cvref_t<decltype(e)>;
+    using V = lz::value_t<E>;
+    const std::string what = std::string(name) + "(" + type_name<T>() +
+                             lz::detail::to_string(shape) + " " + describe(x, "x") + ", " +
+                             std::to_string(axis) + ")";
+    const index_t len = shape[axis];
+    if (!op_of<E>::type::has_identity && len == 0 && e.shape()[0] * e.shape()[1] > 0) {
+      lz::tensor<V, 2> d(e.shape());
+      BOOST_CHECK_THROW(lz::assign(lz::par, d, e), lz::shape_error);
+      continue;
+    }
+    const std::vector<double> want = as_doubles(reference(e));
+    const std::vector<double> sum_abs =
+        as_doubles(reference(lz::sum(lz::abs(lz::cast<double>(x.cview())), axis)));
+    for_each_policy([&](auto pol, const char* pname) {
+      layout_kind k = r.pick(all_layout_kinds);
+      if (k == layout_kind::broadcast) k = layout_kind::general;
+      auto d = make_viewed<V, 2>(e.shape(), random_layout<2>(r, k, true), r.next(), values::plain);
+      lz::assign(pol, d.view, e);
+      report_axis(what + " into " + describe(d, "dst"), pname, as_doubles(d.view), want, sum_abs,
+                  name, eps_of<V>(), len, std::is_same_v<decltype(pol), lz::seq_policy>,
+                  std::is_floating_point_v<V>);
+      BOOST_TEST(d.untouched_outside(), what << " wrote outside the destination");
+    });
+  }
+}
+
+// Every reduction for T (Every = false: sum, mean, max, argmin and all, to bound compile time;
+// double and int32 get every one, float and int64 the subset).
+template <class T, bool Every>
+void check_reductions(std::uint64_t seed, int cases) {
+  auto full = [&](const char* name, auto make) { check_full<T>(name, make, cases, seed++); };
+  auto axis = [&](const char* name, auto make) { check_axis<T>(name, make, cases, seed++); };
+  full("sum", [](auto x) { return lz::sum(x); });
+  full("mean", [](auto x) { return lz::mean(x); });
+  full("max", [](auto x) { return lz::max(x); });
+  full("argmin", [](auto x) { return lz::argmin(x); });
+  full("all", [](auto x) { return lz::all(x); });
+  axis("sum", [](auto x, std::size_t a) { return lz::sum(x, a); });
+  axis("mean", [](auto x, std::size_t a) { return lz::mean(x, a); });
+  axis("max", [](auto x, std::size_t a) { return lz::max(x, a); });
+  axis("argmin", [](auto x, std::size_t a) { return lz::argmin(x, a); });
+  axis("all", [](auto x, std::size_t a) { return lz::all(x, a); });
+  if constexpr (Every) {
+    full("prod", [](auto x) { return lz::prod(x); });
+    full("min", [](auto x) { return lz::min(x); });
+    full("norm2", [](auto x) { return lz::norm2(x); });
+    full("argmax", [](auto x) { return lz::argmax(x); });
+    full("any", [](auto x) { return lz::any(x); });
+    axis("prod", [](auto x, std::size_t a) { return lz::prod(x, a); });
+    axis("min", [](auto x, std::size_t a) { return lz::min(x, a); });
+    axis("norm2", [](auto x, std::size_t a) { return lz::norm2(x, a); });
+    axis("argmax", [](auto x, std::size_t a) { return lz::argmax(x, a); });
+    axis("any", [](auto x, std::size_t a) { return lz::any(x, a); });
+  }
+}
+
+BOOST_AUTO_TEST_CASE_TEMPLATE(every_reduction_matches_the_reference, T, every_types) {
+  check_reductions<T, true>(0x7ed0000 + sizeof(T) * 100 + std::is_integral_v<T> * 1000, 16);
+}
+BOOST_AUTO_TEST_CASE_TEMPLATE(reductions_match_the_reference_for_float_and_int64, T, subset_types) {
+  check_reductions<T, false>(0x7ed0500 + sizeof(T) * 100 + std::is_integral_v<T> * 1000, 16);
+}
+
+// Reductions of elementwise trees are one pass over the operands (dot = sum(x * y)).
+BOOST_AUTO_TEST_CASE_TEMPLATE(reductions_of_trees_and_dot_match_the_reference, T, types) {
+  rng r(0x7ed1000 + sizeof(T) * 7 + std::is_integral_v<T>);
+  for (int c = 0; c < 20; ++c) {
+    const auto shape = random_shape<2>(r, 8000);
+    auto a = reduction_input<T, 2>(r, shape, "sum");
+    auto b = reduction_input<T, 2>(r, shape, "sum");
+    const auto d = lz::dot(a.cview(), b.cview());
+    const auto t = lz::sum(lz::hadamard(a.cview(), b.cview()) - lz::abs(b.cview()));
+    const auto want_d = ref_scalar(d), want_t = ref_scalar(t);
+    double sum_abs = 0;
+    detail::for_each_index(a.view, [&](const auto& i) {
+      sum_abs += std::fabs(double(ref_at(a.view, i)) * double(ref_at(b.view, i))) +
+                 std::fabs(double(ref_at(b.view, i)));
+    });
+    using V = lz::value_t<decltype(d)>;
+    for_each_policy([&](auto pol, const char* pname) {
+      const double tol = tolerance("sum", eps_of<V>(), sum_abs, 0, a.view.size(),
+                                   std::is_same_v<decltype(pol), lz::seq_policy>);
+      BOOST_TEST(close<V>(lz::eval(pol, d), want_d, tol),
+                 "dot " << lz::detail::to_string(shape) << " " << pname);
+      BOOST_TEST(close<V>(lz::eval(pol, t), want_t, tol),
+                 "sum(a * b - |b|) " << lz::detail::to_string(shape) << " " << pname);
+    });
+    // A full reduction converts to its value.
+    const V v = lz::sum(lz::hadamard(a.cview(), b.cview()) - lz::abs(b.cview()));
+    BOOST_TEST(close<V>(v, want_t, tolerance("sum", eps_of<V>(), sum_abs, 0, a.view.size())));
+  }
+}
+
+// Long reduced axes exercise the block structure (4096) and the pairwise splits of the
+// vertical (SIMD across outputs) and segment drivers.
+BOOST_AUTO_TEST_CASE_TEMPLATE(long_axis_reductions_match_the_reference, T, types) {
+  rng r(0x7ed2000 + sizeof(T) * 7 + std::is_integral_v<T>);
+  const lz::shape_t<2> shapes[] = {{9000, 3}, {3, 9000}, {700, 37}, {37, 700}, {5000, 1}};
+  for (const auto& s : shapes) {
+    for (std::size_t axis = 0; axis < 2; ++axis) {
+      auto x = make_viewed<T, 2>(s, random_layout<2>(r, r.pick(all_layout_kinds), false), r.next(),
+                                 std::is_floating_point_v<T> ? values::plain : values::plain);
+      const auto e = lz::sum(x.cview(), axis);
+      const auto m = lz::max(x.cview(), axis);
+      const auto want = reference(e);
+      const auto want_m = reference(m);
+      const auto sum_abs = reference(lz::sum(lz::abs(lz::cast<double>(x.cview())), axis));
+      using V = lz::value_t<decltype(e)>;
+      for_each_policy([&](auto pol, const char* pname) {
+        lz::tensor<V, 1> d(e.shape());
+        lz::tensor<T, 1> dm(e.shape());
+        lz::assign(pol, d, e);
+        lz::assign(pol, dm, m);
+        for (index_t i = 0; i < d.size(); ++i) {
+          BOOST_TEST(close<V>(d(i), want(i),
+                              tolerance("sum", eps_of<V>(), sum_abs(i), 0, s[axis],
+                                        std::is_same_v<decltype(pol), lz::seq_policy>)),
+                     "sum axis " << axis << " of " << lz::detail::to_string(s) << " " << pname
+                                 << " at " << i);
+          BOOST_TEST(dm(i) == want_m(i),
+                     "max axis " << axis << " of " << lz::detail::to_string(s) << " " << pname);
+        }
+      });
+    }
+  }
+}
+
+// Reductions into an existing destination with += and friends write straight into it.
+BOOST_AUTO_TEST_CASE(compound_assignment_of_axis_reductions_matches_the_reference) {
+  rng r(0x7ed3000);
+  for (int c = 0; c < 20; ++c) {
+    const auto shape = random_shape<2>(r, 4000);
+    auto x = make_viewed<double, 2>(shape, random_layout<2>(r, r.pick(all_layout_kinds), false),
+                                    r.next(), values::plain);
+    const std::size_t axis = std::size_t(r.between(0, 1));
+    const auto e = lz::sum(x.cview(), axis);
+    const auto want = reference(e);
+    lz::vector<double> d = random_tensor<double, 1>(e.shape(), r.next());
+    const lz::vector<double> old = d;
+    d += e;
+    d -= lz::max(x.cview(), axis) * 0.0; // (a reduction inside a tree: map rule)
+    for (index_t i = 0; i < d.size(); ++i)
+      BOOST_TEST(std::fabs(d(i) - (old(i) + want(i))) <= 1e-12 * (1 + std::fabs(want(i))));
+    lz::vector<double> q = old;
+    q *= e;
+    for (index_t i = 0; i < q.size(); ++i)
+      BOOST_TEST(std::fabs(q(i) - old(i) * want(i)) <= 1e-12 * (1 + std::fabs(old(i) * want(i))));
+  }
+}
+
+// The empty reductions: min/max/argmin/argmax throw, the others give their identity.
+BOOST_AUTO_TEST_CASE(empty_reductions_give_their_identity_or_throw) {
+  const lz::matrix<double> e(0, 5), f(3, 0);
+  const lz::vector<int> vi(0);
+  for (const auto* m : {&e, &f}) {
+    BOOST_CHECK_THROW(lz::min(*m).value(), lz::shape_error);
+    BOOST_CHECK_THROW(lz::max(*m).value(), lz::shape_error);
+    BOOST_CHECK_THROW(lz::argmin(*m).value(), lz::shape_error);
+    BOOST_CHECK_THROW(lz::argmax(*m).value(), lz::shape_error);
+    BOOST_TEST(lz::sum(*m).value() == 0.0);
+    BOOST_TEST(lz::prod(*m).value() == 1.0);
+    BOOST_TEST(std::isnan(lz::mean(*m).value()));
+    BOOST_TEST(lz::all(*m).value() == true);
+    BOOST_TEST(lz::any(*m).value() == false);
+    BOOST_TEST(lz::norm2(*m).value() == 0.0);
+    BOOST_TEST(lz::dot(*m, *m).value() == 0.0);
+  }
+  BOOST_CHECK_THROW(lz::min(vi).value(), lz::shape_error);
+  BOOST_TEST(lz::sum(vi).value() == 0);
+  BOOST_TEST(lz::prod(vi).value() == 1);
+  BOOST_TEST(std::isnan(lz::mean(vi).value()));
+  // Along an empty axis: identities per output, or shape_error when there are outputs.
+  lz::vector<double> s0 = lz::sum(f, 1);
+  BOOST_TEST(s0.size() == 3);
+  for (index_t i = 0; i < 3; ++i) BOOST_TEST(s0(i) == 0.0);
+  lz::vector<double> p0 = lz::prod(f, 1);
+  for (index_t i = 0; i < 3; ++i) BOOST_TEST(p0(i) == 1.0);
+  lz::vector<bool> a0 = lz::all(f, 1);
+  for (index_t i = 0; i < 3; ++i) BOOST_TEST(a0(i) == true);
+  lz::vector<double> m0 = lz::mean(f, 1);
+  for (index_t i = 0; i < 3; ++i) BOOST_TEST(std::isnan(m0(i)));
+  BOOST_CHECK_THROW(lz::vector<double>(lz::max(f, 1)), lz::shape_error);
+  BOOST_CHECK_THROW(lz::eval(lz::argmin(f, 1)), lz::shape_error);
+  // No outputs: nothing to reduce, nothing thrown.
+  lz::vector<double> none = lz::max(e, 1);
+  BOOST_TEST(none.size() == 0);
+}
+
+// Full reductions are fixed pairwise trees over fixed blocks: the same bits for any thread
+// count (and for par, automatic and simd, which share the tree).
+BOOST_AUTO_TEST_CASE_TEMPLATE(reductions_are_bit_identical_for_any_thread_count, T, types) {
+  const index_t n = (index_t(1) << 21) + 12345;
+  auto x = random_tensor<T, 1>({n}, 0xb17 + sizeof(T), values::plain);
+  auto m = random_tensor<T, 2>({1500, 1333}, 0xb18 + sizeof(T), values::plain);
+  using S = lz::value_t<decltype(lz::sum(x))>;
+  std::vector<S> sums, dots;
+  std::vector<lz::vector<S>> cols, rows;
+  for (int threads : {1, 2, 3, 4}) {
+    lz::set_num_threads(threads);
+    sums.push_back(lz::eval(lz::par, lz::sum(x)));
+    dots.push_back(lz::eval(lz::par, lz::dot(x, x)));
+    cols.push_back(lz::eval(lz::par, lz::sum(m, 0)));
+    rows.push_back(lz::eval(lz::par, lz::sum(m, 1)));
+  }
+  lz::set_num_threads(0);
+  for (std::size_t k = 1; k < sums.size(); ++k) {
+    BOOST_TEST(same_bits(sums[k], sums[0]), "sum with " << k + 1 << " threads");
+    BOOST_TEST(same_bits(dots[k], dots[0]), "dot with " << k + 1 << " threads");
+    BOOST_TEST(std::memcmp(cols[k].data(), cols[0].data(), sizeof(S) * 1333) == 0);
+    BOOST_TEST(std::memcmp(rows[k].data(), rows[0].data(), sizeof(S) * 1500) == 0);
+  }
+  BOOST_TEST(same_bits(lz::eval(lz::automatic, lz::sum(x)), sums[0]));
+  BOOST_TEST(same_bits(lz::eval(lz::simd, lz::sum(x)), sums[0]));
+}
+
+// Pairwise summation: the error grows like log n, not n. 1e7 positive floats spanning 2^±20
+// (the worst case for a running sum, which loses the small terms once the total is large).
+BOOST_AUTO_TEST_CASE(float_sums_of_1e7_mixed_magnitudes_are_accurate) {
+  const index_t n = 10000000;
+  lz::vector<float> x(n);
+  rng r(0xacc);
+  for (index_t i = 0; i < n; ++i) x(i) = std::ldexp(float(1 + r.unit()), int(r.between(-20, 19)));
+  long double exact = 0;
+  float naive = 0;
+  for (index_t i = 0; i < n; ++i) {
+    exact += x(i);
+    naive += x(i);
+  }
+  const double eps = std::numeric_limits<float>::epsilon();
+  const double err =
+      std::fabs(double(lz::eval(lz::par, lz::sum(x))) - double(exact)) / double(exact);
+  const double err_seq =
+      std::fabs(double(lz::eval(lz::seq, lz::sum(x))) - double(exact)) / double(exact);
+  const double err_naive = std::fabs(double(naive) - double(exact)) / double(exact);
+  BOOST_TEST_MESSAGE("relative error: lz " << err / eps << " eps, lz::seq " << err_seq / eps
+                                           << " eps, running sum " << err_naive / eps << " eps");
+  BOOST_TEST(err <= 2 * std::log2(double(n)) * eps); // ~log n
+  BOOST_TEST(err_seq <= 2 * std::log2(double(n)) * eps);
+  BOOST_TEST(err_naive > 100 * err); // the bound above is one a running sum cannot meet
+  // The error bound scales with log n: at 1e5 elements it is already within the same eps.
+  lz::vector<float> y = x(lz::range(0, 100000));
+  long double exact_y = 0;
+  for (index_t i = 0; i < y.size(); ++i) exact_y += y(i);
+  const double err_y = std::fabs(double(lz::sum(y).value()) - double(exact_y)) / double(exact_y);
+  BOOST_TEST(err_y <= 2 * std::log2(1e5) * eps);
+}
+
+// Mixed signs (cancellation): the error relative to sum |x| stays at a few eps for 1e7 doubles
+// and floats with magnitudes 2^±30.
+BOOST_AUTO_TEST_CASE_TEMPLATE(sums_with_cancellation_are_accurate_relative_to_sum_abs, T,
+                              float_types) {
+  const index_t n = 10000000;
+  lz::vector<T> x(n);
+  rng r(0xacd + sizeof(T));
+  long double exact = 0, sum_abs = 0;
+  for (index_t i = 0; i < n; ++i) {
+    x(i) = T((r.chance(0.5) ? 1 : -1) * std::ldexp(1 + r.unit(), int(r.between(-30, 29))));
+    exact += x(i);
+    sum_abs += std::fabs(x(i));
+  }
+  const double eps = std::numeric_limits<T>::epsilon();
+  const double err = std::fabs(double(lz::sum(x).value() - exact)) / double(sum_abs);
+  BOOST_TEST(err <= 2 * std::log2(double(n)) * eps, err / eps << " eps");
+}
+
+} // namespace
