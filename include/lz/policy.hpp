@@ -44,9 +44,16 @@ struct tuning {
   /// in cache and W2 (cost ~30) above ~1e4; 2^18 keeps in-cache axpy single-threaded, where
   /// the second thread only adds ~2 us of scheduling.
   index_t parallel_work = index_t(1) << 18;
-  /// Tile edge for loops that read a transposed operand (perf/transpose_bench, W9 2000x2000):
-  /// 32 doubles = 8 KiB per tile keeps both tiles in L1.
-  index_t tile = 32;
+  /// Tile edge for loops that read a transposed operand: each tile of it is staged (SIMD
+  /// transpose) into a 32 KiB L1 buffer, then the tree runs on contiguous rows.
+  /// perf/transpose_bench W9/lazuli_tile* (2000x2000, 1 thread, CPU-time medians under load):
+  /// 64 -> 7.2 ms, 48 -> 7.9, 32 -> 9.4, 16 -> 12.0, 8 -> 16.1; 64 doubles = 32 KiB per tile
+  /// is the largest that fits the buffer (wider elements get fewer rows per tile).
+  index_t tile = 64;
+  /// Destination bytes from which `=` writes with non-temporal (streaming) stores, skipping the
+  /// cache: above the cache size a normal store first reads the line it overwrites. 0 disables.
+  /// perf/elementwise_bench W1sweep (PLACEHOLDER, set by measurement).
+  index_t stream_bytes = index_t(8) << 20;
   /// Elements per reduction block: partial sums are combined pairwise over blocks, so the
   /// result is independent of the thread count (perf/reduce_bench, W3).
   index_t reduce_block = 4096;

@@ -31,7 +31,18 @@ kernels::cpu::loop_options loop_options_for(int cost) {
   o.parallel_work = P::kind == exec_kind::automatic ? thresholds().parallel_work : 0;
   o.cost = cost;
   o.tile = thresholds().tile;
+  o.stream_bytes = thresholds().stream_bytes;
   return o;
+}
+
+// Layout equality as an inlined loop: the defaulted operator== compares the std::arrays
+// through a memcmp call, a visible share of the fixed cost of an in-cache assignment (W1 n=1e3).
+template <std::size_t R>
+LZ_INLINE bool same_layout(const strided_layout<R>& a, const strided_layout<R>& b) {
+  bool eq = true;
+  for (std::size_t k = 0; k < R; ++k)
+    eq = eq && a.extents[k] == b.extents[k] && a.strides[k] == b.strides[k];
+  return eq;
 }
 
 // Contiguous fast path; returns false (having done nothing) when it does not apply.
@@ -53,7 +64,7 @@ bool run_flat(tensor_view<T, R> dst, const E& e) {
   detail::for_each_leaf(e, [&](const auto& leaf) {
     using L = value_t<decltype(leaf)>;
     char* p = reinterpret_cast<char*>(const_cast<L*>(leaf.data()));
-    ok = ok && leaf.layout() == dl &&
+    ok = ok && same_layout(leaf.layout(), dl) &&
          (p == d0 || p + n * index_t(sizeof(L)) <= d0 || d1 <= p); // same position or apart
     ptrs[k] = p;
     esize[k] = sizeof(L);
@@ -63,6 +74,18 @@ bool run_flat(tensor_view<T, R> dst, const E& e) {
   constexpr bool S = allow_simd<P> && simd_ok<T, E>();
   index_t ones[N], zeros[N];
   for (std::size_t j = 0; j < N; ++j) ones[j] = 1, zeros[j] = 0;
+  // Large outputs bypass the cache (mode::stream, see row.hpp); one predictable branch is all
+  // a small assignment pays for it (direct calls, so the unit kernel can still be inlined).
+  [[maybe_unused]] bool stream = false;
+  if constexpr (stream_ok<T, S, Op>()) {
+    const index_t sb = thresholds().stream_bytes;
+    stream = sb > 0 && n * index_t(sizeof(T)) >= sb;
+  }
+  auto kernel = [&](char* const* q, index_t len) {
+    if constexpr (stream_ok<T, S, Op>())
+      if (stream) return slab_kernel<T, E, mode::stream, S, Op>(&e, q, ones, zeros, 1, len);
+    slab_kernel<T, E, mode::unit, S, Op>(&e, q, ones, zeros, 1, len);
+  };
   const index_t work = n * detail::cost_v<E>;
   if constexpr (allow_threads<P>) {
     const index_t limit = P::kind == exec_kind::automatic ? thresholds().parallel_work : 65536;
@@ -72,12 +95,12 @@ bool run_flat(tensor_view<T, R> dst, const E& e) {
       parallel_for(n, chunk, [&](index_t b, index_t end) {
         char* q[N];
         for (std::size_t j = 0; j < N; ++j) q[j] = ptrs[j] + b * esize[j];
-        slab_kernel<T, E, mode::unit, S, Op>(&e, q, ones, zeros, 1, end - b);
+        kernel(q, end - b);
       });
       return true;
     }
   }
-  slab_kernel<T, E, mode::unit, S, Op>(&e, ptrs, ones, zeros, 1, n);
+  kernel(ptrs, n);
   return true;
 }
 
