@@ -2,6 +2,7 @@
 // Armadillo: W1 z = 2.5*x + 1.5*y (double, n = 1e3 / 1e5 / 1e7), W11 the same in float (1e7),
 // W2 z = x*y + sin(w)*exp(-v) (n = 1e5 / 1e7), each also on 2 threads. Run through
 // perf/report.py (interleaved repetitions, medians); the ulp checks go into the JSON context.
+// Every variant computes on the same arrays (lz_perf::arrays), wrapped by each library.
 #include "support/anchors.hpp"
 #include "support/bench_support.hpp"
 
@@ -12,7 +13,7 @@
 
 namespace {
 
-using lz_perf::buffer;
+using lz_perf::arrays;
 using lz_perf::fill_uniform;
 using std::int64_t;
 
@@ -42,8 +43,9 @@ int threads_of(lz_run m) { return m == lz_run::par_2t ? 2 : 1; }
 template <class T>
 void w1_lazuli(benchmark::State& st, lz_run m) {
   const int64_t n = st.range(0);
-  lz::vector<T> x(n), y(n), z(n);
-  fill_uniform(x.data(), n, 1), fill_uniform(y.data(), n, 2);
+  arrays<T> a(3, n);
+  fill_uniform(a[0], n, 1), fill_uniform(a[1], n, 2);
+  auto x = lz::adopt(a[0], {n}), y = lz::adopt(a[1], {n}), z = lz::adopt(a[2], {n});
   lz_perf::use_threads(threads_of(m));
   for (auto _ : st) {
     lz_run_mode(m, z, T(2.5) * x + T(1.5) * y);
@@ -61,18 +63,19 @@ void w1_hand_range(T* z, const T* x, const T* y, int64_t lo, int64_t hi) {
 template <class T>
 void w1_hand(benchmark::State& st, int threads) {
   const int64_t n = st.range(0);
-  buffer<T> x(n), y(n), z(n);
-  fill_uniform(x.data(), n, 1), fill_uniform(y.data(), n, 2);
+  arrays<T> a(3, n);
+  fill_uniform(a[0], n, 1), fill_uniform(a[1], n, 2);
+  const T *x = a[0], *y = a[1];
+  T* z = a[2];
   lz_perf::use_threads(threads);
   for (auto _ : st) {
     if (threads == 1)
-      w1_hand_range(z.data(), x.data(), y.data(), 0, n);
+      w1_hand_range(z, x, y, 0, n);
     else
-      lz::kernels::cpu::parallel_for(n, (n / (4 * threads) + 15) / 16 * 16,
-                                     [&](lz::index_t lo, lz::index_t hi) {
-                                       w1_hand_range(z.data(), x.data(), y.data(), lo, hi);
-                                     });
-    benchmark::DoNotOptimize(z.data());
+      lz::kernels::cpu::parallel_for(
+          n, (n / (4 * threads) + 15) / 16 * 16,
+          [&](lz::index_t lo, lz::index_t hi) { w1_hand_range(z, x, y, lo, hi); });
+    benchmark::DoNotOptimize(z);
     benchmark::ClobberMemory();
   }
   lz_perf::set_bytes(st, n, 3, sizeof(T));
@@ -81,10 +84,11 @@ void w1_hand(benchmark::State& st, int threads) {
 #if LZ_HAVE_EIGEN
 template <class T>
 void w1_eigen(benchmark::State& st) {
-  using V = Eigen::Matrix<T, Eigen::Dynamic, 1>;
+  using V = Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, 1>, Eigen::Aligned64>;
   const int64_t n = st.range(0);
-  V x(n), y(n), z(n);
-  fill_uniform(x.data(), n, 1), fill_uniform(y.data(), n, 2), z.setZero();
+  arrays<T> a(3, n);
+  fill_uniform(a[0], n, 1), fill_uniform(a[1], n, 2);
+  V x(a[0], n), y(a[1], n), z(a[2], n);
   lz_perf::use_threads(1);
   for (auto _ : st) {
     z = T(2.5) * x + T(1.5) * y;
@@ -99,16 +103,21 @@ void w1_eigen(benchmark::State& st) {
 template <class T>
 void w1_xtensor(benchmark::State& st, bool noalias) {
   const int64_t n = st.range(0);
-  const std::size_t un = std::size_t(n);
-  xt::xtensor<T, 1> x = xt::zeros<T>({un}), y = xt::zeros<T>({un}), z = xt::zeros<T>({un});
-  fill_uniform(x.data(), n, 1), fill_uniform(y.data(), n, 2);
+  const std::array<std::size_t, 1> sh{std::size_t(n)};
+  arrays<T> a(3, n);
+  fill_uniform(a[0], n, 1), fill_uniform(a[1], n, 2);
+  auto x = xt::adapt(a[0], sh), y = xt::adapt(a[1], sh), z = xt::adapt(a[2], sh);
+  // The plain form writes into an owning container (as users write it): its cost is the
+  // temporary xtensor evaluates into before moving it in.
+  xt::xtensor<T, 1> zc = xt::zeros<T>(sh);
   lz_perf::use_threads(1);
   for (auto _ : st) {
     if (noalias)
       xt::noalias(z) = T(2.5) * x + T(1.5) * y;
     else
-      z = T(2.5) * x + T(1.5) * y;
+      zc = T(2.5) * x + T(1.5) * y;
     benchmark::DoNotOptimize(z.data());
+    benchmark::DoNotOptimize(zc.data());
     benchmark::ClobberMemory();
   }
   lz_perf::set_bytes(st, n, 3, sizeof(T));
@@ -120,8 +129,10 @@ template <class T>
 void w1_armadillo(benchmark::State& st) {
   using V = arma::Col<T>;
   const int64_t n = st.range(0);
-  V x(n, arma::fill::zeros), y(n, arma::fill::zeros), z(n, arma::fill::zeros);
-  fill_uniform(x.memptr(), n, 1), fill_uniform(y.memptr(), n, 2);
+  arrays<T> a(3, n);
+  fill_uniform(a[0], n, 1), fill_uniform(a[1], n, 2);
+  const arma::uword un = arma::uword(n);
+  V x(a[0], un, false, true), y(a[1], un, false, true), z(a[2], un, false, true);
   lz_perf::use_threads(1);
   for (auto _ : st) {
     z = T(2.5) * x + T(1.5) * y;
@@ -131,6 +142,26 @@ void w1_armadillo(benchmark::State& st) {
   lz_perf::set_bytes(st, n, 3, sizeof(T));
 }
 #endif
+
+// W1stream: the streaming-store crossover that sets lz::thresholds().stream_bytes. The same
+// assignment with streaming forced on (threshold 1 byte) and off (0), over sizes around the
+// cache capacity.
+void w1_stream(benchmark::State& st, bool stream) {
+  const int64_t n = st.range(0);
+  arrays<double> a(3, n);
+  fill_uniform(a[0], n, 1), fill_uniform(a[1], n, 2);
+  auto x = lz::adopt(a[0], {n}), y = lz::adopt(a[1], {n}), z = lz::adopt(a[2], {n});
+  lz_perf::use_threads(1);
+  const lz::index_t saved = lz::thresholds().stream_bytes;
+  lz::thresholds().stream_bytes = stream ? 1 : 0;
+  for (auto _ : st) {
+    lz::assign(lz::simd, z, 2.5 * x + 1.5 * y);
+    benchmark::DoNotOptimize(z.data());
+    benchmark::ClobberMemory();
+  }
+  lz::thresholds().stream_bytes = saved;
+  lz_perf::set_bytes(st, n, 3, sizeof(double));
+}
 
 // ------------------------------------------------------- W2: z = x*y + sin(w)*exp(-v), double
 
@@ -143,8 +174,10 @@ void w2_fill(double* x, double* y, double* w, double* v, int64_t n) {
 
 void w2_lazuli(benchmark::State& st, lz_run m) {
   const int64_t n = st.range(0);
-  lz::vector<double> x(n), y(n), w(n), v(n), z(n);
-  w2_fill(x.data(), y.data(), w.data(), v.data(), n);
+  arrays<double> a(5, n);
+  w2_fill(a[0], a[1], a[2], a[3], n);
+  auto x = lz::adopt(a[0], {n}), y = lz::adopt(a[1], {n}), w = lz::adopt(a[2], {n}),
+       v = lz::adopt(a[3], {n}), z = lz::adopt(a[4], {n});
   lz_perf::use_threads(threads_of(m));
   for (auto _ : st) {
     lz_run_mode(m, z, x * y + lz::sin(w) * lz::exp(-v));
@@ -161,18 +194,18 @@ void w2_hand_range(double* z, const double* x, const double* y, const double* w,
 
 void w2_hand(benchmark::State& st, int threads) {
   const int64_t n = st.range(0);
-  buffer<double> x(n), y(n), w(n), v(n), z(n);
-  w2_fill(x.data(), y.data(), w.data(), v.data(), n);
+  arrays<double> a(5, n);
+  w2_fill(a[0], a[1], a[2], a[3], n);
   lz_perf::use_threads(threads);
   for (auto _ : st) {
     if (threads == 1)
-      w2_hand_range(z.data(), x.data(), y.data(), w.data(), v.data(), 0, n);
+      w2_hand_range(a[4], a[0], a[1], a[2], a[3], 0, n);
     else
-      lz::kernels::cpu::parallel_for(
-          n, (n / (4 * threads) + 15) / 16 * 16, [&](lz::index_t lo, lz::index_t hi) {
-            w2_hand_range(z.data(), x.data(), y.data(), w.data(), v.data(), lo, hi);
-          });
-    benchmark::DoNotOptimize(z.data());
+      lz::kernels::cpu::parallel_for(n, (n / (4 * threads) + 15) / 16 * 16,
+                                     [&](lz::index_t lo, lz::index_t hi) {
+                                       w2_hand_range(a[4], a[0], a[1], a[2], a[3], lo, hi);
+                                     });
+    benchmark::DoNotOptimize(a[4]);
     benchmark::ClobberMemory();
   }
   lz_perf::set_bytes(st, n, 5, sizeof(double));
@@ -180,10 +213,11 @@ void w2_hand(benchmark::State& st, int threads) {
 
 #if LZ_HAVE_EIGEN
 void w2_eigen(benchmark::State& st) {
+  using V = Eigen::Map<Eigen::ArrayXd, Eigen::Aligned64>;
   const int64_t n = st.range(0);
-  Eigen::ArrayXd x(n), y(n), w(n), v(n), z(n);
-  w2_fill(x.data(), y.data(), w.data(), v.data(), n);
-  z.setZero();
+  arrays<double> a(5, n);
+  w2_fill(a[0], a[1], a[2], a[3], n);
+  V x(a[0], n), y(a[1], n), w(a[2], n), v(a[3], n), z(a[4], n);
   lz_perf::use_threads(1);
   for (auto _ : st) {
     z = x * y + w.sin() * (-v).exp();
@@ -197,18 +231,20 @@ void w2_eigen(benchmark::State& st) {
 #if LZ_HAVE_XTENSOR
 void w2_xtensor(benchmark::State& st, bool noalias) {
   const int64_t n = st.range(0);
-  const std::size_t un = std::size_t(n);
-  xt::xtensor<double, 1> x = xt::zeros<double>({un}), y = xt::zeros<double>({un}),
-                         w = xt::zeros<double>({un}), v = xt::zeros<double>({un}),
-                         z = xt::zeros<double>({un});
-  w2_fill(x.data(), y.data(), w.data(), v.data(), n);
+  const std::array<std::size_t, 1> sh{std::size_t(n)};
+  arrays<double> a(5, n);
+  w2_fill(a[0], a[1], a[2], a[3], n);
+  auto x = xt::adapt(a[0], sh), y = xt::adapt(a[1], sh), w = xt::adapt(a[2], sh),
+       v = xt::adapt(a[3], sh), z = xt::adapt(a[4], sh);
+  xt::xtensor<double, 1> zc = xt::zeros<double>(sh); // plain form: see w1_xtensor
   lz_perf::use_threads(1);
   for (auto _ : st) {
     if (noalias)
       xt::noalias(z) = x * y + xt::sin(w) * xt::exp(-v);
     else
-      z = x * y + xt::sin(w) * xt::exp(-v);
+      zc = x * y + xt::sin(w) * xt::exp(-v);
     benchmark::DoNotOptimize(z.data());
+    benchmark::DoNotOptimize(zc.data());
     benchmark::ClobberMemory();
   }
   lz_perf::set_bytes(st, n, 5, sizeof(double));
@@ -218,8 +254,11 @@ void w2_xtensor(benchmark::State& st, bool noalias) {
 #if LZ_HAVE_ARMADILLO
 void w2_armadillo(benchmark::State& st) {
   const int64_t n = st.range(0);
-  arma::vec x(n), y(n), w(n), v(n), z(n, arma::fill::zeros);
-  w2_fill(x.memptr(), y.memptr(), w.memptr(), v.memptr(), n);
+  arrays<double> a(5, n);
+  w2_fill(a[0], a[1], a[2], a[3], n);
+  const arma::uword un = arma::uword(n);
+  arma::vec x(a[0], un, false, true), y(a[1], un, false, true), w(a[2], un, false, true),
+      v(a[3], un, false, true), z(a[4], un, false, true);
   lz_perf::use_threads(1);
   for (auto _ : st) {
     z = x % y + arma::sin(w) % arma::exp(-v);
@@ -326,6 +365,11 @@ int main(int argc, char** argv) {
   register_w1<double>("W1", {1'000, 100'000, 10'000'000});
   register_w1<float>("W11", {10'000'000});
   register_w2({100'000, 10'000'000});
+  for (bool stream : {true, false}) {
+    auto* b = lz_perf::common(benchmark::RegisterBenchmark(
+        stream ? "W1stream/lazuli_stream" : "W1stream/lazuli_cached", w1_stream, stream));
+    for (int64_t n = int64_t(1) << 16; n <= int64_t(1) << 24; n *= 2) b->Arg(n);
+  }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   accuracy_context();

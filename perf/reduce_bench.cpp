@@ -1,6 +1,7 @@
 // Reduction workload W3: s = sum((x - y)^2), n = 1e5 / 1e7: lazuli next to the obvious hand loop,
 // an `omp simd` hand loop, Eigen's squaredNorm, xtensor's sum and Armadillo's accu; lazuli also on
-// 2 threads. Run through perf/report.py (interleaved repetitions, medians).
+// 2 threads. Run through perf/report.py (interleaved repetitions, medians). Every variant
+// computes on the same arrays (lz_perf::arrays), wrapped by each library.
 #include "support/anchors.hpp"
 #include "support/bench_support.hpp"
 
@@ -10,14 +11,15 @@
 
 namespace {
 
-using lz_perf::buffer;
+using lz_perf::arrays;
 using lz_perf::fill_uniform;
 using std::int64_t;
 
 void w3_lazuli(benchmark::State& st, int mode) { // 0: lz::simd, 1: default, 2: lz::par on 2T
   const int64_t n = st.range(0);
-  lz::vector<double> x(n), y(n);
-  fill_uniform(x.data(), n, 1), fill_uniform(y.data(), n, 2);
+  arrays<double> a(2, n);
+  fill_uniform(a[0], n, 1), fill_uniform(a[1], n, 2);
+  auto x = lz::adopt(a[0], {n}), y = lz::adopt(a[1], {n});
   lz_perf::use_threads(mode == 2 ? 2 : 1);
   for (auto _ : st) {
     double s;
@@ -55,11 +57,11 @@ double w3_simd(const double* x, const double* y, int64_t lo, int64_t hi) {
 
 void w3_hand(benchmark::State& st, bool simd) {
   const int64_t n = st.range(0);
-  buffer<double> x(n), y(n);
-  fill_uniform(x.data(), n, 1), fill_uniform(y.data(), n, 2);
+  arrays<double> a(2, n);
+  fill_uniform(a[0], n, 1), fill_uniform(a[1], n, 2);
   lz_perf::use_threads(1);
   for (auto _ : st) {
-    double s = simd ? w3_simd(x.data(), y.data(), 0, n) : w3_plain(x.data(), y.data(), 0, n);
+    double s = simd ? w3_simd(a[0], a[1], 0, n) : w3_plain(a[0], a[1], 0, n);
     benchmark::DoNotOptimize(s);
   }
   lz_perf::set_bytes(st, n, 2, sizeof(double));
@@ -67,9 +69,11 @@ void w3_hand(benchmark::State& st, bool simd) {
 
 #if LZ_HAVE_EIGEN
 void w3_eigen(benchmark::State& st) {
+  using V = Eigen::Map<const Eigen::VectorXd, Eigen::Aligned64>;
   const int64_t n = st.range(0);
-  Eigen::VectorXd x(n), y(n);
-  fill_uniform(x.data(), n, 1), fill_uniform(y.data(), n, 2);
+  arrays<double> a(2, n);
+  fill_uniform(a[0], n, 1), fill_uniform(a[1], n, 2);
+  V x(a[0], n), y(a[1], n);
   lz_perf::use_threads(1);
   for (auto _ : st) {
     double s = (x - y).squaredNorm();
@@ -82,9 +86,10 @@ void w3_eigen(benchmark::State& st) {
 #if LZ_HAVE_XTENSOR
 void w3_xtensor(benchmark::State& st) {
   const int64_t n = st.range(0);
-  const std::size_t un = std::size_t(n);
-  xt::xtensor<double, 1> x = xt::zeros<double>({un}), y = xt::zeros<double>({un});
-  fill_uniform(x.data(), n, 1), fill_uniform(y.data(), n, 2);
+  const std::array<std::size_t, 1> sh{std::size_t(n)};
+  arrays<double> a(2, n);
+  fill_uniform(a[0], n, 1), fill_uniform(a[1], n, 2);
+  auto x = xt::adapt(a[0], sh), y = xt::adapt(a[1], sh);
   lz_perf::use_threads(1);
   for (auto _ : st) {
     double s = xt::sum(xt::square(x - y))();
@@ -97,8 +102,9 @@ void w3_xtensor(benchmark::State& st) {
 #if LZ_HAVE_ARMADILLO
 void w3_armadillo(benchmark::State& st) {
   const int64_t n = st.range(0);
-  arma::vec x(n), y(n);
-  fill_uniform(x.memptr(), n, 1), fill_uniform(y.memptr(), n, 2);
+  arrays<double> a(2, n);
+  fill_uniform(a[0], n, 1), fill_uniform(a[1], n, 2);
+  const arma::vec x(a[0], arma::uword(n), false, true), y(a[1], arma::uword(n), false, true);
   lz_perf::use_threads(1);
   for (auto _ : st) {
     double s = arma::accu(arma::square(x - y));

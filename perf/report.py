@@ -113,6 +113,11 @@ def ratios(res, metric="t"):
             r = gbs((fam, v, n))
             if triad and r:
                 out[(fam, n, f"%triad {v}")] = 100.0 * r / triad
+        for v in g:
+            if v.startswith("lazuli_tile") and "hand" in g:
+                out[(fam, n, f"{v}/hand")] = g[v] / g["hand"]
+        if "lazuli_stream" in g and "lazuli_cached" in g:
+            out[(fam, n, "stream/cached")] = g["lazuli_stream"] / g["lazuli_cached"]
         if "lazuli" in g and "lazuli_par_2T" in g:
             out[(fam, n, "speedup_2T lazuli")] = g["lazuli"] / g["lazuli_par_2T"]
         if "hand" in g and "hand_2T" in g:

@@ -1,6 +1,7 @@
 // Transposed-read workload W9: Z = transpose(X) + Y on n x n doubles (n = 2000, plus 500 in
 // cache): lazuli next to the obvious hand loop, Eigen (row-major, like lazuli), xtensor (noalias
-// and plain) and Armadillo; lazuli also on 2 threads. Run through perf/report.py.
+// and plain) and Armadillo; lazuli also on 2 threads. Run through perf/report.py. Every variant
+// computes on the same arrays (lz_perf::arrays), wrapped by each library.
 #include "support/anchors.hpp"
 #include "support/bench_support.hpp"
 
@@ -10,14 +11,15 @@
 
 namespace {
 
-using lz_perf::buffer;
+using lz_perf::arrays;
 using lz_perf::fill_uniform;
 using std::int64_t;
 
 void w9_lazuli(benchmark::State& st, int mode) { // 0: lz::simd, 1: default, 2: lz::par on 2T
   const int64_t n = st.range(0);
-  lz::matrix<double> X(n, n), Y(n, n), Z(n, n);
-  fill_uniform(X.data(), n * n, 1), fill_uniform(Y.data(), n * n, 2);
+  arrays<double> a(3, n * n);
+  fill_uniform(a[0], n * n, 1), fill_uniform(a[1], n * n, 2);
+  auto X = lz::adopt(a[0], {n, n}), Y = lz::adopt(a[1], {n, n}), Z = lz::adopt(a[2], {n, n});
   lz_perf::use_threads(mode == 2 ? 2 : 1);
   for (auto _ : st) {
     if (mode == 0)
@@ -32,6 +34,14 @@ void w9_lazuli(benchmark::State& st, int mode) { // 0: lz::simd, 1: default, 2: 
   lz_perf::set_bytes(st, n * n, 3, sizeof(double));
 }
 
+// The tile-edge sweep that sets lz::thresholds().tile: lz::simd with the given tile edge.
+void w9_tile(benchmark::State& st, lz::index_t tile) {
+  const lz::index_t saved = lz::thresholds().tile;
+  lz::thresholds().tile = tile;
+  w9_lazuli(st, 0);
+  lz::thresholds().tile = saved;
+}
+
 // The obvious loop, rows [lo, hi) of Z: Z is written and Y read along rows, X down columns.
 void w9_hand_rows(double* z, const double* x, const double* y, int64_t n, int64_t lo, int64_t hi) {
   for (int64_t i = lo; i < hi; ++i)
@@ -40,17 +50,17 @@ void w9_hand_rows(double* z, const double* x, const double* y, int64_t n, int64_
 
 void w9_hand(benchmark::State& st, int threads) {
   const int64_t n = st.range(0);
-  buffer<double> X(n * n), Y(n * n), Z(n * n);
-  fill_uniform(X.data(), n * n, 1), fill_uniform(Y.data(), n * n, 2);
+  arrays<double> a(3, n * n);
+  fill_uniform(a[0], n * n, 1), fill_uniform(a[1], n * n, 2);
   lz_perf::use_threads(threads);
   for (auto _ : st) {
     if (threads == 1)
-      w9_hand_rows(Z.data(), X.data(), Y.data(), n, 0, n);
+      w9_hand_rows(a[2], a[0], a[1], n, 0, n);
     else
       lz::kernels::cpu::parallel_for(n, 16, [&](lz::index_t lo, lz::index_t hi) {
-        w9_hand_rows(Z.data(), X.data(), Y.data(), n, lo, hi);
+        w9_hand_rows(a[2], a[0], a[1], n, lo, hi);
       });
-    benchmark::DoNotOptimize(Z.data());
+    benchmark::DoNotOptimize(a[2]);
     benchmark::ClobberMemory();
   }
   lz_perf::set_bytes(st, n * n, 3, sizeof(double));
@@ -58,10 +68,12 @@ void w9_hand(benchmark::State& st, int threads) {
 
 #if LZ_HAVE_EIGEN
 void w9_eigen(benchmark::State& st) {
-  using M = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  using M = Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>,
+                       Eigen::Aligned64>;
   const int64_t n = st.range(0);
-  M X(n, n), Y(n, n), Z(n, n);
-  fill_uniform(X.data(), n * n, 1), fill_uniform(Y.data(), n * n, 2), Z.setZero();
+  arrays<double> a(3, n * n);
+  fill_uniform(a[0], n * n, 1), fill_uniform(a[1], n * n, 2);
+  M X(a[0], n, n), Y(a[1], n, n), Z(a[2], n, n);
   lz_perf::use_threads(1);
   for (auto _ : st) {
     Z.noalias() = X.transpose() + Y;
@@ -75,17 +87,21 @@ void w9_eigen(benchmark::State& st) {
 #if LZ_HAVE_XTENSOR
 void w9_xtensor(benchmark::State& st, bool noalias) {
   const int64_t n = st.range(0);
-  const std::size_t un = std::size_t(n);
-  xt::xtensor<double, 2> X = xt::zeros<double>({un, un}), Y = xt::zeros<double>({un, un}),
-                         Z = xt::zeros<double>({un, un});
-  fill_uniform(X.data(), n * n, 1), fill_uniform(Y.data(), n * n, 2);
+  const std::array<std::size_t, 2> sh{std::size_t(n), std::size_t(n)};
+  arrays<double> a(3, n * n);
+  fill_uniform(a[0], n * n, 1), fill_uniform(a[1], n * n, 2);
+  auto X = xt::adapt(a[0], sh), Y = xt::adapt(a[1], sh), Z = xt::adapt(a[2], sh);
+  // The plain form writes into an owning container (as users write it): its cost is the
+  // temporary xtensor evaluates into before moving it in.
+  xt::xtensor<double, 2> Zc = xt::zeros<double>(sh);
   lz_perf::use_threads(1);
   for (auto _ : st) {
     if (noalias)
       xt::noalias(Z) = xt::transpose(X) + Y;
     else
-      Z = xt::transpose(X) + Y;
+      Zc = xt::transpose(X) + Y;
     benchmark::DoNotOptimize(Z.data());
+    benchmark::DoNotOptimize(Zc.data());
     benchmark::ClobberMemory();
   }
   lz_perf::set_bytes(st, n * n, 3, sizeof(double));
@@ -95,8 +111,11 @@ void w9_xtensor(benchmark::State& st, bool noalias) {
 #if LZ_HAVE_ARMADILLO
 void w9_armadillo(benchmark::State& st) {
   const int64_t n = st.range(0);
-  arma::mat X(n, n), Y(n, n), Z(n, n, arma::fill::zeros);
-  fill_uniform(X.memptr(), n * n, 1), fill_uniform(Y.memptr(), n * n, 2);
+  arrays<double> a(3, n * n);
+  fill_uniform(a[0], n * n, 1), fill_uniform(a[1], n * n, 2);
+  const arma::uword un = arma::uword(n);
+  arma::mat X(a[0], un, un, false, true), Y(a[1], un, un, false, true),
+      Z(a[2], un, un, false, true);
   lz_perf::use_threads(1);
   for (auto _ : st) {
     Z = X.t() + Y;
@@ -152,6 +171,10 @@ int main(int argc, char** argv) {
   reg(
       "armadillo", [](benchmark::State& s, int) { w9_armadillo(s); }, 0);
 #endif
+  for (lz::index_t tile : {8, 16, 32, 48, 64})
+    lz_perf::common(benchmark::RegisterBenchmark(("W9/lazuli_tile" + std::to_string(tile)).c_str(),
+                                                 w9_tile, tile))
+        ->Arg(2000);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   correctness_context();

@@ -6,6 +6,7 @@
 #include <Eigen/Core>
 #endif
 #if LZ_HAVE_XTENSOR
+#include <xtensor/xadapt.hpp>
 #include <xtensor/xmanipulation.hpp>
 #include <xtensor/xmath.hpp>
 #include <xtensor/xnoalias.hpp>

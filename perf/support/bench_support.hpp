@@ -1,4 +1,4 @@
-// Shared helpers of the perf/ benchmarks: aligned buffers for the hand loops, seeded fills,
+// Shared helpers of the perf/ benchmarks: the arrays every variant computes on, seeded fills,
 // thread control and the ulp distance. Every benchmark takes its sizes from run-time arguments
 // (state.range), never from constants the optimiser could fold.
 #pragma once
@@ -15,27 +15,36 @@
 #include <memory>
 #include <new>
 #include <random>
+#include <vector>
 
 namespace lz_perf {
 
-/// 64-byte aligned array for the hand-written loops (the same alignment lazuli uses).
+/// The arrays of one benchmark, in one page-aligned block: array k starts on a page boundary
+/// plus (k mod 5) * 768 bytes. Every variant (lazuli through lz::adopt, Eigen::Map, xt::adapt,
+/// Armadillo's auxiliary memory, the hand loops) computes on arrays placed this way, so
+/// placement effects (4 KiB aliasing between loads and stores, alignment) are the same for all
+/// and the comparison is between the libraries' loops, not between their allocators' luck.
 template <class T>
-struct buffer {
+class arrays {
   struct deleter {
-    void operator()(T* p) const noexcept { std::free(p); }
+    void operator()(unsigned char* p) const noexcept { std::free(p); }
   };
-  std::unique_ptr<T[], deleter> p;
-  std::int64_t n = 0;
-  explicit buffer(std::int64_t count) : n(count) {
-    const std::size_t bytes = (std::size_t(count) * sizeof(T) + 63) / 64 * 64;
-    p.reset(static_cast<T*>(std::aligned_alloc(64, bytes ? bytes : 64)));
-    if (!p) throw std::bad_alloc();
-    std::memset(static_cast<void*>(p.get()), 0, std::size_t(count) * sizeof(T)); // first touch
+  std::unique_ptr<unsigned char[], deleter> block_;
+  std::vector<T*> ptr_;
+
+ public:
+  arrays(int count, std::int64_t n) {
+    const std::size_t bytes = std::size_t(n) * sizeof(T);
+    const std::size_t stride = (bytes + 4096 + 4095) / 4096 * 4096; // room for the offset
+    const std::size_t total = stride * std::size_t(count);
+    block_.reset(static_cast<unsigned char*>(std::aligned_alloc(4096, total)));
+    if (!block_) throw std::bad_alloc();
+    std::memset(block_.get(), 0, total); // first touch, outside the timing
+    for (int k = 0; k < count; ++k)
+      ptr_.push_back(
+          reinterpret_cast<T*>(block_.get() + std::size_t(k) * stride + std::size_t(k % 5) * 768));
   }
-  T* data() noexcept { return p.get(); }
-  const T* data() const noexcept { return p.get(); }
-  T& operator[](std::int64_t i) noexcept { return p[i]; }
-  const T& operator[](std::int64_t i) const noexcept { return p[i]; }
+  T* operator[](int k) const noexcept { return ptr_[std::size_t(k)]; }
 };
 
 /// Fills p[0..n) with uniform values in [lo, hi) from a fixed seed (same data for every library).
