@@ -384,6 +384,27 @@ void run_loop(const loop_plan& p, const slab_kernels& k, const void* ctx) {
     run_items(&rc, 0, p.items);
 }
 
+void run_flat_loop(slab_fn unit, slab_fn stream, const void* ctx, int count, char* const* p,
+                   const index_t* esize, index_t n, const loop_options& opt) {
+  if (count > max_operands) throw std::length_error("lz: loop with more than 256 operands");
+  index_t ones[max_operands], zeros[max_operands];
+  for (int j = 0; j < count; ++j) ones[j] = 1, zeros[j] = 0;
+  const slab_fn fn =
+      stream && opt.stream_bytes > 0 && n * esize[0] >= opt.stream_bytes ? stream : unit;
+  const int hw = opt.threads && n * opt.cost >= opt.parallel_work ? num_threads() : 1;
+  if (hw <= 1) {
+    fn(ctx, p, ones, zeros, 1, n);
+    return;
+  }
+  index_t chunk = (n / (8 * index_t(hw)) + 255) / 256 * 256; // ~8 items per thread
+  if (chunk < 256) chunk = 256;
+  parallel_for(n, chunk, [&](index_t b, index_t e) {
+    char* q[max_operands];
+    for (int j = 0; j < count; ++j) q[j] = p[j] + b * esize[j];
+    fn(ctx, q, ones, zeros, 1, e - b);
+  });
+}
+
 std::string describe(const loop_plan& p, int simd_width) {
   static const char* modes[] = {"contiguous", "broadcast", "strided", "contiguous, streaming"};
   std::string s = "loop " + std::to_string(p.rank) + "-d (";

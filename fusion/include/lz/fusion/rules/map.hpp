@@ -15,6 +15,8 @@
 #include <lz/policy.hpp>
 #include <lz/tensor.hpp>
 
+#include <algorithm>
+
 namespace lz::fusion {
 
 namespace detail_map {
@@ -72,36 +74,51 @@ bool run_flat(tensor_view<T, R> dst, const E& e) {
   });
   if (!ok) return false;
   constexpr bool S = allow_simd<P> && simd_ok<T, E>();
-  index_t ones[N], zeros[N];
-  for (std::size_t j = 0; j < N; ++j) ones[j] = 1, zeros[j] = 0;
-  // Large outputs bypass the cache (mode::stream, see row.hpp); one predictable branch is all
-  // a small assignment pays for it (direct calls, so the unit kernel can still be inlined).
-  [[maybe_unused]] bool stream = false;
-  if constexpr (stream_ok<T, S, Op>()) {
-    const index_t sb = thresholds().stream_bytes;
-    stream = sb > 0 && n * index_t(sizeof(T)) >= sb;
+  // Small (in-cache, single-thread) assignments call the unit kernel directly: their fixed
+  // cost stays tiny (W1 n=1e3). Large ones go to the compiled driver, which streams outputs
+  // larger than the cache and splits the work over threads (run_flat_loop, loop.cpp); keeping
+  // that logic out of this template saves code in every assignment (compile time).
+  loop_options o;
+  o.threads = allow_threads<P>; // the driver checks the thread count (no call here)
+  o.parallel_work = std::max<index_t>(
+      P::kind == exec_kind::automatic ? thresholds().parallel_work : 0, min_parallel_work);
+  o.cost = detail::cost_v<E>;
+  o.stream_bytes = stream_ok<T, S, Op>() ? thresholds().stream_bytes : 0;
+  const bool stream = o.stream_bytes > 0 && n * index_t(sizeof(T)) >= o.stream_bytes;
+  if (!stream && !(o.threads && n * o.cost >= o.parallel_work)) {
+    index_t ones[N], zeros[N];
+    for (std::size_t j = 0; j < N; ++j) ones[j] = 1, zeros[j] = 0;
+    slab_kernel<T, E, mode::unit, S, Op>(&e, ptrs, ones, zeros, 1, n);
+    return true;
   }
-  auto kernel = [&](char* const* q, index_t len) {
-    if constexpr (stream_ok<T, S, Op>())
-      if (stream) return slab_kernel<T, E, mode::stream, S, Op>(&e, q, ones, zeros, 1, len);
-    slab_kernel<T, E, mode::unit, S, Op>(&e, q, ones, zeros, 1, len);
-  };
-  const index_t work = n * detail::cost_v<E>;
-  if constexpr (allow_threads<P>) {
-    const index_t limit = P::kind == exec_kind::automatic ? thresholds().parallel_work : 65536;
-    if (work >= limit && work >= 65536 && num_threads() > 1) {
-      index_t chunk = (n / (8 * num_threads()) + 255) / 256 * 256; // ~8 items per thread
-      if (chunk < 256) chunk = 256;
-      parallel_for(n, chunk, [&](index_t b, index_t end) {
-        char* q[N];
-        for (std::size_t j = 0; j < N; ++j) q[j] = ptrs[j] + b * esize[j];
-        kernel(q, end - b);
-      });
-      return true;
-    }
-  }
-  kernel(ptrs, n);
+  slab_fn st = nullptr;
+  if constexpr (stream_ok<T, S, Op>()) st = &slab_kernel<T, E, mode::stream, S, Op>;
+  run_flat_loop(&slab_kernel<T, E, mode::unit, S, Op>, st, &e, int(N), ptrs, esize, n, o);
   return true;
+}
+
+} // namespace detail_map
+
+template <detail::assign_op Op, class P, class T, std::size_t R, class E>
+void run_map(const P& pol, tensor_view<T, R> dst, const E& e);
+
+namespace detail_map {
+
+// A leaf reads the destination at another position (A = transpose(A) + B): evaluate into
+// fresh memory, then copy in at the same positions. Per (Op, P, T, R), not per expression.
+template <detail::assign_op Op, class P, class T, std::size_t R>
+LZ_NOINLINE void run_via_temporary(const P& pol, tensor_view<T, R> dst, detail::operand* ops,
+                                   int count, const kernels::cpu::loop_options& opt,
+                                   const kernels::cpu::slab_kernels& set_kernels,
+                                   const void* tree) {
+  using namespace kernels::cpu;
+  tensor<T, R> tmp(dst.shape(), uninitialized);
+  detail::count_temporary();
+  ops[0].ptr = reinterpret_cast<char*>(tmp.data());
+  for (std::size_t k = 0; k < R; ++k) ops[0].strides[k] = tmp.layout().strides[k];
+  loop_plan p = plan_loop(int(R), dst.layout().extents.data(), count, ops, opt);
+  run_loop(p, set_kernels, tree);
+  run_map<Op>(pol, dst, tensor_view<const T, R>(tmp.view()));
 }
 
 } // namespace detail_map
@@ -131,14 +148,8 @@ void run_map(const P& pol, tensor_view<T, R> dst, const E& e) {
   constexpr bool S = detail_map::allow_simd<P>;
   if (kernels::reads_destination_elsewhere(ops[0], ops.data() + 1, int(N - 1), int(R),
                                            ext.data())) {
-    // Evaluate into fresh memory, then copy in at the same positions.
-    tensor<T, R> tmp(dst.shape(), uninitialized);
-    detail::count_temporary();
-    ops[0].ptr = reinterpret_cast<char*>(tmp.data());
-    for (std::size_t k = 0; k < R; ++k) ops[0].strides[k] = tmp.layout().strides[k];
-    loop_plan p = plan_loop(int(R), ext.data(), int(N), ops.data(), opt);
-    run_loop(p, slab_kernels_for<T, E, S, detail::assign_op::set>(), &e);
-    run_map<Op>(pol, dst, tensor_view<const T, R>(tmp.view()));
+    detail_map::run_via_temporary<Op>(pol, dst, ops.data(), int(N), opt,
+                                      slab_kernels_for<T, E, S, detail::assign_op::set>(), &e);
     return;
   }
   loop_plan p = plan_loop(int(R), ext.data(), int(N), ops.data(), opt);

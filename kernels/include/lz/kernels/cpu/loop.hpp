@@ -61,6 +61,16 @@ loop_plan plan_loop(int rank, const index_t* extents, int count, detail::operand
 /// Runs a planned loop with one tree's slab kernels.
 void run_loop(const loop_plan& plan, const slab_kernels& k, const void* ctx);
 
+/// Element-cost below which even lz::par stays on one thread (a task costs ~1 us).
+inline constexpr index_t min_parallel_work = 65536;
+
+/// The large case of the contiguous fast path (fusion/rules/map.hpp): n elements of `count`
+/// contiguous operands at p (element sizes esize; p[0] written). Streams the output with
+/// `stream` when it is not null and n * esize[0] >= opt.stream_bytes, and splits the work
+/// over the threads when opt.threads and n * opt.cost >= opt.parallel_work.
+void run_flat_loop(slab_fn unit, slab_fn stream, const void* ctx, int count, char* const* p,
+                   const index_t* esize, index_t n, const loop_options& opt);
+
 /// One line for explain: "loop 2-d (2000,2000) tiled 32, strided, 2 threads x 63 items".
 std::string describe(const loop_plan& plan, int simd_width);
 

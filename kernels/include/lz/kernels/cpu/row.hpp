@@ -237,6 +237,9 @@ constexpr bool stream_ok() {
     return detail_row::can_stream<D, xsimd::batch<D>>();
 }
 
+/// Trees costing at most this many adds per element get the 4-batch unrolled loop.
+inline constexpr int unroll_cost = 8;
+
 /// Slab kernel: rows x n elements. Pointers p[0] (destination) and p[1..] (leaves) are at the
 /// slab's first element; s are inner strides in elements, so the outer strides in bytes.
 template <class D, class E, mode M, bool Simd, detail::assign_op Op>
@@ -280,12 +283,17 @@ void slab_kernel(const void* ctx, char* const* p, const index_t* s, const index_
         const index_t peel = a ? index_t(sizeof(B) - a) / index_t(sizeof(D)) : 0;
         for (; i < peel && i < n; ++i) out[i] = static_cast<D>(b.template at<L>(i));
       }
-      for (; i + 4 * W <= n; i += 4 * W) { // 4 independent batches hide latency in cache
-        B v0 = get(i), v1 = get(i + W), v2 = get(i + 2 * W), v3 = get(i + 3 * W);
-        put(i, v0);
-        put(i + W, v1);
-        put(i + 2 * W, v2);
-        put(i + 3 * W, v3);
+      // 4 independent batches hide latency in cache for cheap trees; an expensive tree
+      // (transcendentals) has latency enough to hide within one batch, and unrolling it
+      // would only multiply its inlined code (compile time; W2 runs as fast either way).
+      if constexpr (detail::cost_v<E> <= unroll_cost) {
+        for (; i + 4 * W <= n; i += 4 * W) {
+          B v0 = get(i), v1 = get(i + W), v2 = get(i + 2 * W), v3 = get(i + 3 * W);
+          put(i, v0);
+          put(i + W, v1);
+          put(i + 2 * W, v2);
+          put(i + 3 * W, v3);
+        }
       }
       for (; i + W <= n; i += W) put(i, get(i));
     }
