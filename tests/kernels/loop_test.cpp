@@ -141,14 +141,16 @@ BOOST_AUTO_TEST_CASE(staged_transposed_tiles_match_the_reference) {
   tuning_guard guard;
   lz::set_num_threads(2);
   std::mt19937_64 g(2024);
-  for (lz::index_t tile : {4, 7, 16, 32}) {
-    lz::thresholds().tile = tile;
-    check_transpose_add<double>(g);
-    check_transpose_add<float>(g);
-    check_transpose_add<std::int32_t>(g);
-    check_transpose_add<std::int64_t>(g);
-    check_transpose_add<std::int16_t>(g);
-  }
+  for (lz::index_t tile : {4, 7, 16, 32, 64})
+    for (lz::index_t stream : {0, 1}) { // staged tiles with and without streaming stores
+      lz::thresholds().tile = tile;
+      lz::thresholds().stream_bytes = stream;
+      check_transpose_add<double>(g);
+      check_transpose_add<float>(g);
+      check_transpose_add<std::int32_t>(g);
+      check_transpose_add<std::int64_t>(g);
+      check_transpose_add<std::int16_t>(g);
+    }
 }
 
 BOOST_AUTO_TEST_CASE(staged_complex_transposes_match_the_reference) {
@@ -179,6 +181,10 @@ void check_streaming(std::mt19937_64& g) {
     check_same(zs, lz_test::reference(T(3) * xs + ys));
     lz::assign(lz::par, zs, xs - T(2) * ys);
     check_same(zs, lz_test::reference(xs - T(2) * ys));
+    // an update reads the destination: it must not go through the streaming buffer
+    lz::tensor<T, 1> before = lz_test::reference(zs);
+    zs += xs;
+    check_same(zs, lz_test::reference(before + xs));
     // strided (non-contiguous) rows through the general driver: a 2-d block of a matrix
     auto M = random_matrix<T>(40, 70, g());
     lz::tensor<T, 2> D(40, 70);
@@ -209,5 +215,28 @@ BOOST_AUTO_TEST_CASE(large_assignment_streams_and_matches_the_reference) {
     lz::set_num_threads(t);
     lz::vector<double> z = 2.5 * x + 1.5 * y;
     check_same(z, lz_test::reference(2.5 * x + 1.5 * y));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(inner_stride_zero_operands_match_the_reference) {
+  // A (m, 1) column stretched across the columns has inner stride 0: the broadcast kernels of
+  // loops and reductions (mode::bcast), plain and through the general driver.
+  tuning_guard guard;
+  std::mt19937_64 g(9);
+  std::uniform_int_distribution<lz::index_t> ext(1, 70);
+  for (int trial = 0; trial < 20; ++trial) {
+    const lz::index_t m = ext(g), n = ext(g);
+    auto A = random_matrix<double>(m, n, g());
+    auto c = random_matrix<double>(m, 1, g());
+    lz::tensor<double, 2> Z(m, n);
+    lz::assign(lz::simd, Z, A + c);
+    check_same(Z, lz_test::reference(A + c));
+    lz::assign(lz::simd, Z, lz::sqrt(lz::abs(A)) - 2.0 * c);
+    check_same(Z, lz_test::reference(lz::sqrt(lz::abs(A)) - 2.0 * c));
+    const double s = lz::eval(lz::simd, lz::sum(A - c));
+    long double ref = 0;
+    for (lz::index_t i = 0; i < m; ++i)
+      for (lz::index_t j = 0; j < n; ++j) ref += (long double)A(i, j) - (long double)c(i, 0);
+    BOOST_TEST(std::abs(double(s - ref)) <= 1e-12 * (1.0 + std::abs(double(ref))));
   }
 }
