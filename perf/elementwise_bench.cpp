@@ -370,6 +370,21 @@ int main(int argc, char** argv) {
         stream ? "W1stream/lazuli_stream" : "W1stream/lazuli_cached", w1_stream, stream));
     for (int64_t n = int64_t(1) << 16; n <= int64_t(1) << 24; n *= 2) b->Arg(n);
   }
+  // W1par / W2par: the 1-thread vs 2-thread crossover behind lz::thresholds().parallel_work.
+  for (auto m : {lz_run::simd, lz_run::par_2t}) {
+    const char* v = m == lz_run::simd ? "lazuli" : "lazuli_par_2T";
+    lz_perf::common(
+        benchmark::RegisterBenchmark((std::string("W1par/") + v).c_str(), w1_lazuli<double>, m))
+        ->Arg(10'000)
+        ->Arg(30'000)
+        ->Arg(100'000)
+        ->Arg(300'000);
+    lz_perf::common(benchmark::RegisterBenchmark((std::string("W2par/") + v).c_str(), w2_lazuli, m))
+        ->Arg(1'000)
+        ->Arg(3'000)
+        ->Arg(10'000)
+        ->Arg(30'000);
+  }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   accuracy_context();
