@@ -174,6 +174,16 @@ def main():
                 run_bench(os.path.join(a.build, "perf", b), os.path.join(resdir, f"{b}.r{r}.json"),
                           a.repetitions, a.min_time, a.filter)
     load_after = open("/proc/loadavg").read().split()[:3]
+    params = os.path.join(resdir, "params.json")
+    if a.no_run and os.path.exists(params):  # describe the run that made the JSON files
+        with open(params) as f:
+            prev = json.load(f)
+        a.repetitions, a.min_time = prev["repetitions"], prev["min_time"]
+        load_before, load_after = prev["load_before"], prev["load_after"]
+    elif not a.no_run:
+        with open(params, "w") as f:
+            json.dump({"repetitions": a.repetitions, "min_time": a.min_time,
+                       "load_before": load_before, "load_after": load_after}, f)
 
     # Per round: medians and in-run ratios. Across rounds: median (and range) of each.
     runs = {}  # bench -> list of (res, real-time ratios, CPU-time ratios, context)
