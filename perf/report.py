@@ -187,7 +187,7 @@ def main():
 
     # Per round: medians and in-run ratios. Across rounds: median (and range) of each.
     runs = {}  # bench -> list of (res, real-time ratios, CPU-time ratios, context)
-    for path in sorted(glob.glob(os.path.join(resdir, "*.json"))):
+    for path in sorted(glob.glob(os.path.join(resdir, "*.r*.json"))):
         b = os.path.basename(path).split(".")[0]
         res, ctx = parse(path)
         runs.setdefault(b, []).append((res, ratios(res, "t"), ratios(res, "c"), ctx))
