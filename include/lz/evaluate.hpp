@@ -36,6 +36,16 @@ inline const char* assign_name(assign_op op) {
   }
 }
 
+// The error path of a shape mismatch, out of line and per rank only: building the message
+// inline cost every assignment ~800 bytes of code (compile time, perf/compile).
+template <std::size_t R>
+[[noreturn]] LZ_NOINLINE void throw_assign_shape(const shape_t<R>& from, const shape_t<R>& to,
+                                                 assign_op op) {
+  throw shape_error(std::string("lz: cannot assign shape ") + detail::to_string(from) +
+                    " to a destination of shape " + detail::to_string(to) + " in '" +
+                    assign_name(op) + "'");
+}
+
 /// dst ⊕= e under policy P: checks rank and shape, then hands over to the fusion pass.
 template <assign_op Op, class P, class T, std::size_t R, class E>
 void assign_with(const P& pol, tensor_view<T, R> dst, const E& e) {
@@ -46,10 +56,7 @@ void assign_with(const P& pol, tensor_view<T, R> dst, const E& e) {
     static_assert(rank_v<E> == R || rank_v<E> == 0,
                   "lz: the expression's rank differs from the destination's rank");
     if constexpr (rank_v<E> == R && R > 0) {
-      if (!broadcasts_to(e.shape(), dst.shape()))
-        throw shape_error(std::string("lz: cannot assign shape ") + detail::to_string(e.shape()) +
-                          " to a destination of shape " + detail::to_string(dst.shape()) + " in '" +
-                          assign_op_symbol(Op) + "'");
+      if (!broadcasts_to(e.shape(), dst.shape())) throw_assign_shape<R>(e.shape(), dst.shape(), Op);
     }
     fusion::execute<Op>(pol, dst, e);
   }
@@ -58,6 +65,13 @@ void assign_with(const P& pol, tensor_view<T, R> dst, const E& e) {
 template <assign_op Op, class T, std::size_t R, class E>
 void assign_to(tensor_view<T, R> dst, const E& e) {
   assign_with<Op>(automatic, dst, e);
+}
+
+// Fresh storage of shape s for a destination being resized, laid out as dst was made
+// (column-major, padded). Per (T, R), not per expression (compile time).
+template <class T, std::size_t R>
+LZ_NOINLINE tensor<T, R> fresh_like(const tensor<T, R>& dst, const shape_t<R>& s) {
+  return tensor<T, R>(s, dst.layout_kind(), uninitialized);
 }
 
 template <class T, std::size_t R, class E>
@@ -71,7 +85,7 @@ void assign_resize(tensor<T, R>& dst, const E& e) {
     // New shape: evaluate into fresh storage (no aliasing possible) laid out as the
     // destination was made (column-major, padded); the old contents stay intact if evaluation
     // throws.
-    tensor<T, R> fresh(e.shape(), dst.layout_kind(), uninitialized);
+    tensor<T, R> fresh = fresh_like(dst, e.shape());
     assign_with<assign_op::set>(automatic, fresh.view(), e);
     dst = std::move(fresh);
   }

@@ -42,13 +42,27 @@ concept host_policy = requires {
 /// Run-time thresholds (adjust with `lz::thresholds().parallel_work = ...`).
 struct tuning {
   /// Work (elements x per-element cost in adds) from which the automatic policy uses threads.
-  /// perf/elementwise_bench: on 2 cores W1 (cost 3) gains from threads above ~1e5 elements
-  /// in cache and W2 (cost ~30) above ~1e4; 2^18 keeps in-cache axpy single-threaded, where
-  /// the second thread only adds ~2 us of scheduling.
+  /// 2^18 keeps in-cache axpy single-threaded, where a second thread only adds scheduling.
+  /// Not confirmed by measurement yet: perf/elementwise_bench W1par / W2par (lz::par on 2
+  /// threads vs lz::simd, W1 at 1e4..3e5 and W2 at 1e3..3e4 elements) ran on the shared
+  /// 2-core machine at load average ~4.5, where the second thread gained nothing at any size
+  /// (speed-ups 0.79-1.09, perf/RESULTS.md), so no crossover could be read off. Re-measure
+  /// on an idle machine before changing it.
   index_t parallel_work = index_t(1) << 18;
-  /// Tile edge for loops that read a transposed operand (perf/transpose_bench, W9 2000x2000):
-  /// 32 doubles = 8 KiB per tile keeps both tiles in L1.
-  index_t tile = 32;
+  /// Tile edge for loops that read a transposed operand: each tile of it is staged (SIMD
+  /// transpose) into a 32 KiB L1 buffer, then the tree runs on contiguous rows.
+  /// perf/transpose_bench W9/lazuli_tile* (2000x2000 doubles, 1 thread, time / hand loop,
+  /// medians of 3 interleaved runs): tile 64 -> 0.20, 48 -> 0.20, 32 -> 0.26, 16 -> 0.31,
+  /// 8 -> 0.43. 64 doubles = 32 KiB per tile is the largest that fits the stage buffer (wider
+  /// elements get fewer rows per tile).
+  index_t tile = 64;
+  /// Destination bytes from which `=` writes with non-temporal (streaming) stores, skipping the
+  /// cache: above the cache size a normal store first reads the line it overwrites. 0 disables.
+  /// perf/elementwise_bench W1stream (z = 2.5x + 1.5y, streaming forced on / off, time
+  /// ratio, medians of 3 interleaved runs, 32 MiB L3): destination 0.5-2 MiB -> 1.06-1.16
+  /// (streaming loses while the arrays fit the cache), 4 MiB -> 0.92-1.07 (the crossover),
+  /// 8 MiB -> 0.77, 16 MiB -> 0.70, 32-128 MiB -> 0.77-0.85.
+  index_t stream_bytes = index_t(8) << 20;
   /// Elements per reduction block: partial sums are combined pairwise over blocks, so the
   /// result is independent of the thread count (perf/reduce_bench, W3).
   index_t reduce_block = 4096;

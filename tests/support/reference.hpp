@@ -30,6 +30,15 @@ auto ref_opaque(const lz::reduce_axis_expr<Op, Fin, E>& e, const idx_t<R>& i);
 template <class A, class B, std::size_t R>
 auto ref_opaque(const lz::matmul_expr<A, B>& e, const idx_t<R>& i);
 
+// Declared before ref_at uses them: its arguments live in namespace lz, so argument-dependent
+// lookup at instantiation would not find them in lz_test.
+template <class C, std::size_t R>
+auto ref_child(const C& c, const idx_t<R>& i);
+template <class Op, class Fin, class E, std::size_t R>
+auto ref_opaque(const lz::reduce_expr<Op, Fin, E>& e, const idx_t<R>&);
+template <class Op, class Fin, class E, std::size_t R>
+auto ref_opaque(const lz::reduce_axis_expr<Op, Fin, E>& e, const idx_t<R>& i);
+
 namespace detail {
 
 template <std::size_t R, std::size_t R2>

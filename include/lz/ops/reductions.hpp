@@ -63,7 +63,7 @@ struct reduce_expr {
     detail::flatten(arg, ops.data() + 1, pol, temps);
     if constexpr (N > 1) ops[0] = ops[1]; // walk memory in the first leaf's order
     constexpr reduce_kernels K = reducer<Op, Fin, value_type, detail::assign_op::set, E,
-                                         P::kind != exec_kind::seq>::kernels();
+                                         P::kind != exec_kind::seq>::template kernels<false>();
     alignas(64) unsigned char part[max_reduce_partial];
     run_reduce(int(R), s.data(), int(N), ops.data(), K, &arg,
                detail::reduce_options_for<P>(detail::cost_v<E>, is_arg), part);

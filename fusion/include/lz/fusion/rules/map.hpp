@@ -12,6 +12,8 @@
 #include <lz/fusion/plan.hpp>
 #include <lz/kernels/cpu/parallel.hpp>
 
+#include <algorithm>
+
 namespace lz::fusion {
 
 namespace detail_map {
@@ -28,7 +30,18 @@ kernels::cpu::loop_options loop_options_for(int cost) {
   o.parallel_work = P::kind == exec_kind::automatic ? thresholds().parallel_work : 0;
   o.cost = cost;
   o.tile = thresholds().tile;
+  o.stream_bytes = thresholds().stream_bytes;
   return o;
+}
+
+// Layout equality as an inlined loop: the defaulted operator== compares the std::arrays
+// through a memcmp call, a visible share of the fixed cost of an in-cache assignment (W1 n=1e3).
+template <std::size_t R>
+LZ_INLINE bool same_layout(const strided_layout<R>& a, const strided_layout<R>& b) {
+  bool eq = true;
+  for (std::size_t k = 0; k < R; ++k)
+    eq = eq && a.extents[k] == b.extents[k] && a.strides[k] == b.strides[k];
+  return eq;
 }
 
 // Contiguous fast path: every leaf has the destination's (row- or column-major) layout and
@@ -50,7 +63,7 @@ bool flat_ok(tensor_view<T, R> dst, const E& e, char* (&ptrs)[N], index_t (&esiz
     if constexpr (rank_v<decltype(leaf)> != R)
       ok = false; // a broadcast scalar leaf
     else
-      ok = ok && leaf.layout() == dl;
+      ok = ok && same_layout(leaf.layout(), dl);
     ok = ok && (p == d0 || p + n * index_t(sizeof(L)) <= d0 || d1 <= p); // same position or apart
     ptrs[k] = p;
     esize[k] = sizeof(L);
@@ -63,8 +76,10 @@ bool flat_ok(tensor_view<T, R> dst, const E& e, char* (&ptrs)[N], index_t (&esiz
 template <class P>
 int flat_threads(index_t work) {
   if constexpr (allow_threads<P>) {
-    const index_t limit = P::kind == exec_kind::automatic ? thresholds().parallel_work : 65536;
-    if (work >= limit && work >= 65536) {
+    const index_t limit = std::max<index_t>(
+        P::kind == exec_kind::automatic ? thresholds().parallel_work : 0,
+        kernels::cpu::min_parallel_work);
+    if (work >= limit) {
       const int t = num_threads();
       return t > 1 ? t : 0;
     }
@@ -82,20 +97,51 @@ bool run_flat(tensor_view<T, R> dst, const E& e) {
   if (!flat_ok(dst, e, ptrs, esize)) return false;
   const index_t n = dst.size();
   constexpr bool S = allow_simd<P> && simd_ok<T, E>();
-  index_t ones[N], zeros[N];
-  for (std::size_t j = 0; j < N; ++j) ones[j] = 1, zeros[j] = 0;
-  if (const int threads = flat_threads<P>(n * detail::cost_v<E>)) {
-    index_t chunk = (n / (8 * threads) + 255) / 256 * 256; // ~8 items per thread
-    if (chunk < 256) chunk = 256;
-    parallel_for(n, chunk, [&](index_t b, index_t end) {
-      char* q[N];
-      for (std::size_t j = 0; j < N; ++j) q[j] = ptrs[j] + b * esize[j];
-      slab_kernel<T, E, mode::unit, S, Op>(&e, q, ones, zeros, 1, end - b);
-    });
+  // Small (in-cache, single-thread) assignments call the unit kernel directly: their fixed
+  // cost stays tiny (W1 n=1e3). Large ones go to the compiled driver, which streams outputs
+  // larger than the cache and splits the work over threads (run_flat_loop, loop.cpp); keeping
+  // that logic out of this template saves code in every assignment (compile time).
+  loop_options o;
+  o.threads = allow_threads<P>; // the driver checks the thread count (no call here)
+  o.parallel_work = std::max<index_t>(
+      P::kind == exec_kind::automatic ? thresholds().parallel_work : 0, min_parallel_work);
+  o.cost = detail::cost_v<E>;
+  o.stream_bytes = stream_ok<T, S, Op>() ? thresholds().stream_bytes : 0;
+  const bool stream = o.stream_bytes > 0 && n * index_t(sizeof(T)) >= o.stream_bytes;
+  if (!stream && !(o.threads && n * o.cost >= o.parallel_work)) {
+    index_t ones[N], zeros[N];
+    for (std::size_t j = 0; j < N; ++j) ones[j] = 1, zeros[j] = 0;
+    slab_kernel<T, E, mode::unit, S, Op>(&e, ptrs, ones, zeros, 1, n);
     return true;
   }
-  slab_kernel<T, E, mode::unit, S, Op>(&e, ptrs, ones, zeros, 1, n);
+  slab_fn st = nullptr;
+  if constexpr (stream_ok<T, S, Op>()) st = &slab_kernel<T, E, mode::stream, S, Op>;
+  run_flat_loop(&slab_kernel<T, E, mode::unit, S, Op>, st, &e, int(N), ptrs, esize, n, o);
   return true;
+}
+
+} // namespace detail_map
+
+template <detail::assign_op Op, class P, class T, std::size_t R, class E>
+void run_map(const P& pol, tensor_view<T, R> dst, const E& e);
+
+namespace detail_map {
+
+// A leaf reads the destination at another position (A = transpose(A) + B): evaluate into
+// fresh memory, then copy in at the same positions. Per (Op, P, T, R), not per expression.
+template <detail::assign_op Op, class P, class T, std::size_t R>
+LZ_NOINLINE void run_via_temporary(const P& pol, tensor_view<T, R> dst, detail::operand* ops,
+                                   int count, const kernels::cpu::loop_options& opt,
+                                   const kernels::cpu::slab_kernels& set_kernels,
+                                   const void* tree) {
+  using namespace kernels::cpu;
+  tensor<T, R> tmp(dst.shape(), uninitialized);
+  detail::count_temporary();
+  ops[0].ptr = reinterpret_cast<char*>(tmp.data());
+  for (std::size_t k = 0; k < R; ++k) ops[0].strides[k] = tmp.layout().strides[k];
+  loop_plan p = plan_loop(int(R), dst.layout().extents.data(), count, ops, opt);
+  run_loop(p, set_kernels, tree);
+  run_map<Op>(pol, dst, tensor_view<const T, R>(tmp.view()));
 }
 
 } // namespace detail_map
@@ -125,14 +171,8 @@ void run_map(const P& pol, tensor_view<T, R> dst, const E& e) {
   constexpr bool S = detail_map::allow_simd<P>;
   if (kernels::reads_destination_elsewhere(ops[0], ops.data() + 1, int(N - 1), int(R),
                                            ext.data())) {
-    // Evaluate into fresh memory, then copy in at the same positions.
-    tensor<T, R> tmp(dst.shape(), uninitialized);
-    detail::count_temporary();
-    ops[0].ptr = reinterpret_cast<char*>(tmp.data());
-    for (std::size_t k = 0; k < R; ++k) ops[0].strides[k] = tmp.layout().strides[k];
-    loop_plan p = plan_loop(int(R), ext.data(), int(N), ops.data(), opt);
-    run_loop(p, slab_kernels_for<T, E, S, detail::assign_op::set>(), &e);
-    run_map<Op>(pol, dst, tensor_view<const T, R>(tmp.view()));
+    detail_map::run_via_temporary<Op>(pol, dst, ops.data(), int(N), opt,
+                                      slab_kernels_for<T, E, S, detail::assign_op::set>(), &e);
     return;
   }
   loop_plan p = plan_loop(int(R), ext.data(), int(N), ops.data(), opt);

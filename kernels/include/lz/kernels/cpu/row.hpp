@@ -8,13 +8,87 @@
 
 #include <xsimd/xsimd.hpp>
 
+#include <cstdint>
+
 namespace lz::kernels::cpu {
 
 /// How a slab's innermost dimension is addressed, decided once per loop by the driver:
 ///   unit    every operand has inner stride 1        -> SIMD loads/stores
 ///   bcast   inner strides are 1 or 0 (dest 1)       -> SIMD, stride-0 operands broadcast
 ///   strided anything else                           -> scalar loop with strides
-enum class mode : int { unit = 0, bcast = 1, strided = 2 };
+///   stream  as unit, but the destination is written with non-temporal (streaming) stores:
+///           for `=` into outputs larger than the cache (lz::thresholds().stream_bytes), it
+///           saves the read of each destination line that a normal store would fetch first
+///           (write-allocate), i.e. 1 transfer in 4 for z = f(x, y).
+enum class mode : int { unit = 0, bcast = 1, strided = 2, stream = 3 };
+
+namespace detail_row {
+
+/// True when batch type B (of D) has a non-temporal store on this target.
+template <class D, class B>
+constexpr bool can_stream() {
+#if defined(__AVX512F__)
+  if constexpr (sizeof(B) == 64) return true;
+#endif
+#if defined(__AVX__)
+  if constexpr (sizeof(B) == 32) return true;
+#endif
+#if defined(__SSE2__)
+  if constexpr (sizeof(B) == 16) return true;
+#endif
+  return false;
+}
+
+/// Non-temporal store of batch v at p. @pre p is aligned to sizeof(B), can_stream<D, B>().
+template <class D, class B>
+LZ_INLINE void stream_store(D* p, const B& v) {
+  using R = typename B::register_type;
+  [[maybe_unused]] const R r = v;
+#if defined(__AVX512F__)
+  if constexpr (sizeof(B) == 64) {
+    if constexpr (std::is_same_v<D, double>)
+      _mm512_stream_pd(p, r);
+    else if constexpr (std::is_same_v<D, float>)
+      _mm512_stream_ps(p, r);
+    else
+      _mm512_stream_si512(reinterpret_cast<void*>(p), r);
+    return;
+  }
+#endif
+#if defined(__AVX__)
+  if constexpr (sizeof(B) == 32) {
+    if constexpr (std::is_same_v<D, double>)
+      _mm256_stream_pd(p, r);
+    else if constexpr (std::is_same_v<D, float>)
+      _mm256_stream_ps(p, r);
+    else
+      _mm256_stream_si256(reinterpret_cast<__m256i*>(p), r);
+    return;
+  }
+#endif
+#if defined(__SSE2__)
+  if constexpr (sizeof(B) == 16) {
+    if constexpr (std::is_same_v<D, double>)
+      _mm_stream_pd(p, r);
+    else if constexpr (std::is_same_v<D, float>)
+      _mm_stream_ps(p, r);
+    else
+      _mm_stream_si128(reinterpret_cast<__m128i*>(p), r);
+    return;
+  }
+#endif
+  v.store_aligned(p);
+}
+
+/// Orders the streaming stores before anything that follows (another thread may read the
+/// destination as soon as this slab returns).
+LZ_INLINE void stream_fence() {
+#if defined(__SSE2__)
+  _mm_sfence();
+#endif
+}
+
+} // namespace detail_row
 
 template <class T>
 struct bound_leaf {
@@ -192,11 +266,33 @@ LZ_INLINE auto combine(const A& a, const B& b) {
     return a / b;
 }
 
+/// Whether the stream mode exists for (D, tree) under `=`: SIMD tree and a streaming store.
+template <class D, bool Simd, detail::assign_op Op>
+constexpr bool stream_ok() {
+  if constexpr (!Simd || Op != detail::assign_op::set || !simd_lane<D>)
+    return false;
+  else
+    return detail_row::can_stream<D, xsimd::batch<D>>();
+}
+
+/// Trees costing at most this many adds per element get the 4-batch unrolled loop.
+inline constexpr int unroll_cost = 8;
+
 /// Slab kernel: rows x n elements. Pointers p[0] (destination) and p[1..] (leaves) are at the
 /// slab's first element; s are inner strides in elements, so the outer strides in bytes.
 template <class D, class E, mode M, bool Simd, detail::assign_op Op>
 void slab_kernel(const void* ctx, char* const* p, const index_t* s, const index_t* so, index_t rows,
                  index_t n) {
+  constexpr bool Stream = M == mode::stream;
+  static_assert(!Stream || stream_ok<D, Simd, Op>(), "lz: stream mode needs SIMD and '='");
+  // Streaming loads like unit mode; only the destination stores differ.
+  constexpr mode L = Stream ? mode::unit : M;
+  if constexpr (Stream) {
+    // A destination not aligned to its element size cannot reach an aligned batch address:
+    // plain stores then (rows keep the alignment: outer strides are whole elements).
+    if (reinterpret_cast<std::uintptr_t>(p[0]) % alignof(D) != 0)
+      return slab_kernel<D, E, mode::unit, Simd, Op>(ctx, p, s, so, rows, n);
+  }
   const E& e = *static_cast<const E*>(ctx);
   constexpr std::size_t N = 1 + detail::leaf_count_v<E>;
   char* q[N];
@@ -210,49 +306,72 @@ void slab_kernel(const void* ctx, char* const* p, const index_t* s, const index_
       constexpr index_t W = B::size;
       auto get = [&](index_t j) -> B {
         if constexpr (Op == detail::assign_op::set)
-          return b.template vec<M, B>(j);
+          return b.template vec<L, B>(j);
         else
-          return combine<Op>(B::load_unaligned(out + j), b.template vec<M, B>(j));
+          return combine<Op>(B::load_unaligned(out + j), b.template vec<L, B>(j));
       };
-      for (; i + 4 * W <= n; i += 4 * W) { // 4 independent batches hide latency in cache
-        B v0 = get(i), v1 = get(i + W), v2 = get(i + 2 * W), v3 = get(i + 3 * W);
-        v0.store_unaligned(out + i);
-        v1.store_unaligned(out + i + W);
-        v2.store_unaligned(out + i + 2 * W);
-        v3.store_unaligned(out + i + 3 * W);
+      auto put = [&](index_t j, const B& v) {
+        if constexpr (Stream)
+          detail_row::stream_store(out + j, v);
+        else
+          v.store_unaligned(out + j);
+      };
+      if constexpr (Stream) { // peel scalar elements up to the first batch-aligned address
+        const auto a = reinterpret_cast<std::uintptr_t>(out) % sizeof(B);
+        const index_t peel = a ? index_t(sizeof(B) - a) / index_t(sizeof(D)) : 0;
+        for (; i < peel && i < n; ++i) out[i] = static_cast<D>(b.template at<L>(i));
       }
-      for (; i + W <= n; i += W) get(i).store_unaligned(out + i);
+      // 4 independent batches hide latency in cache for cheap trees; an expensive tree
+      // (transcendentals) has latency enough to hide within one batch, and unrolling it
+      // would only multiply its inlined code (compile time; W2 runs as fast either way).
+      if constexpr (detail::cost_v<E> <= unroll_cost) {
+        for (; i + 4 * W <= n; i += 4 * W) {
+          B v0 = get(i), v1 = get(i + W), v2 = get(i + 2 * W), v3 = get(i + 3 * W);
+          put(i, v0);
+          put(i + W, v1);
+          put(i + 2 * W, v2);
+          put(i + 3 * W, v3);
+        }
+      }
+      for (; i + W <= n; i += W) put(i, get(i));
     }
     const index_t sd = M == mode::strided ? s[0] : 1;
     for (; i < n; ++i) {
       D& o = out[i * sd];
-      o = static_cast<D>(combine<Op>(o, b.template at<M>(i)));
+      o = static_cast<D>(combine<Op>(o, b.template at<L>(i)));
     }
     for (std::size_t k = 0; k < N; ++k) q[k] += so[k];
   }
+  if constexpr (Stream) detail_row::stream_fence();
 }
 
 using slab_fn = void (*)(const void* ctx, char* const* p, const index_t* s, const index_t* so,
                          index_t rows, index_t n);
 
-/// The three slab kernels of one (destination type, tree) pair, indexed by mode.
+/// The slab kernels of one (destination type, tree) pair, indexed by mode. Without a stream
+/// kernel (no SIMD, or an update such as +=), fn[stream] is the unit kernel.
 struct slab_kernels {
-  slab_fn fn[3];
+  slab_fn fn[4];
   int simd_width; // lanes per batch, 1 when the tree runs scalar
+  bool can_stream;
 };
 
 template <class D, class E, bool AllowSimd, detail::assign_op Op>
 constexpr slab_kernels slab_kernels_for() {
   constexpr bool S = AllowSimd && simd_ok<D, E>();
+  constexpr bool NT = stream_ok<D, S, Op>();
   constexpr int W = [] {
     if constexpr (S)
       return int(xsimd::batch<D>::size);
     else
       return 1;
   }();
+  slab_fn st = &slab_kernel<D, E, mode::unit, S, Op>;
+  if constexpr (NT) st = &slab_kernel<D, E, mode::stream, S, Op>;
   return {{&slab_kernel<D, E, mode::unit, S, Op>, &slab_kernel<D, E, mode::bcast, S, Op>,
-           &slab_kernel<D, E, mode::strided, S, Op>},
-          W};
+           &slab_kernel<D, E, mode::strided, S, Op>, st},
+          W,
+          NT};
 }
 
 } // namespace lz::kernels::cpu

@@ -1,0 +1,242 @@
+// CPU loop driver paths added for speed (kernels/cpu/loop.cpp, row.hpp): streaming stores for
+// large outputs, and staged (SIMD-transposed) tiles for transposed reads. Every result is
+// compared with the reference evaluator on random shapes, offsets and element types.
+#define BOOST_TEST_MODULE kernels_loop
+#include <boost/test/unit_test.hpp>
+
+#include <support/reference.hpp>
+
+#include <complex>
+#include <cstdint>
+#include <random>
+
+namespace {
+
+// Restores the process-wide thresholds and thread count a test changes.
+struct tuning_guard {
+  lz::tuning saved = lz::thresholds();
+  int threads = lz::num_threads();
+  ~tuning_guard() {
+    lz::thresholds() = saved;
+    lz::set_num_threads(threads);
+  }
+};
+
+template <class T>
+lz::tensor<T, 2> random_matrix(lz::index_t m, lz::index_t n, std::uint64_t seed) {
+  if constexpr (std::is_integral_v<T>)
+    return lz::random<T>({m, n}, seed, lz::integers{-50, 50});
+  else
+    return lz::random<T>({m, n}, seed, lz::uniform{-2.0, 2.0});
+}
+
+template <class T>
+lz::tensor<T, 1> random_vector(lz::index_t n, std::uint64_t seed) {
+  if constexpr (std::is_integral_v<T>)
+    return lz::random<T>({n}, seed, lz::integers{-50, 50});
+  else
+    return lz::random<T>({n}, seed, lz::uniform{-2.0, 2.0});
+}
+
+template <class A, class B>
+void check_same(const A& got, const B& ref) {
+  using T = lz::value_t<A>;
+  if constexpr (std::is_floating_point_v<T>)
+    BOOST_TEST(lz_test::max_ulp(got, ref) <= 1.0); // FMA contraction may differ by one rounding
+  else
+    BOOST_TEST(lz_test::max_ulp(got, ref) == 0.0);
+}
+
+// Plans z = transpose(x) + y over m x n row-major operands with the given tile.
+lz::kernels::cpu::loop_plan plan_transpose_add(lz::detail::operand* ops, lz::index_t m,
+                                               lz::index_t n, lz::index_t esize, lz::index_t tile) {
+  static char dummy[64];
+  for (int j = 0; j < 3; ++j) {
+    ops[j] = {};
+    ops[j].ptr = dummy;
+    ops[j].esize = esize;
+  }
+  ops[0].strides[0] = n, ops[0].strides[1] = 1; // z (m x n)
+  ops[1].strides[0] = 1, ops[1].strides[1] = m; // transpose of x (n x m)
+  ops[2].strides[0] = n, ops[2].strides[1] = 1; // y (m x n)
+  const lz::index_t ext[2] = {m, n};
+  lz::kernels::cpu::loop_options o;
+  o.tile = tile;
+  return lz::kernels::cpu::plan_loop(2, ext, 3, ops, o);
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(transposed_read_is_staged_and_runs_contiguous_tiles) {
+  lz::detail::operand ops[3];
+  const auto p = plan_transpose_add(ops, 200, 300, 8, 32);
+  BOOST_TEST(p.tiled);
+  BOOST_TEST(p.staged == 1);
+  BOOST_TEST(p.staged_ops[0] == 1);
+  BOOST_TEST((p.tile_mode == lz::kernels::cpu::mode::unit));
+  BOOST_TEST(lz::kernels::cpu::describe(p, 4).find("staged") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(wide_tiles_shrink_their_rows_to_fit_the_stage_buffer) {
+  lz::detail::operand ops[3];
+  const auto p = plan_transpose_add(ops, 600, 600, 8, 128); // 128 x 128 doubles = 128 KiB
+  BOOST_TEST(p.staged == 1);
+  BOOST_TEST(p.tile == 128);
+  BOOST_TEST(p.tile_rows * p.tile * 8 <= lz::kernels::cpu::stage_bytes);
+  BOOST_TEST(p.row_block == p.tile_rows);
+}
+
+BOOST_AUTO_TEST_CASE(more_transposed_operands_than_stage_slots_run_strided_tiles) {
+  constexpr int count = 2 + lz::kernels::cpu::max_staged;
+  static char dummy[64];
+  lz::detail::operand ops[count];
+  for (int j = 0; j < count; ++j) {
+    ops[j] = {};
+    ops[j].ptr = dummy;
+    ops[j].esize = 8;
+    ops[j].strides[0] = j ? 1 : 300;
+    ops[j].strides[1] = j ? 200 : 1;
+  }
+  const lz::index_t ext[2] = {200, 300};
+  lz::kernels::cpu::loop_options o;
+  o.tile = 32;
+  const auto p = lz::kernels::cpu::plan_loop(2, ext, count, ops, o);
+  BOOST_TEST(p.tiled);
+  BOOST_TEST(p.staged == 0);
+}
+
+template <class T>
+void check_transpose_add(std::mt19937_64& g) {
+  std::uniform_int_distribution<lz::index_t> ext(1, 90);
+  for (int trial = 0; trial < 12; ++trial) {
+    const lz::index_t m = ext(g), n = ext(g);
+    auto X = random_matrix<T>(n, m, g());
+    auto Y = random_matrix<T>(m, n, g());
+    auto W = random_matrix<T>(n, m, g());
+    auto r = random_vector<T>(n, g());
+    lz::tensor<T, 2> Z(m, n);
+    lz::assign(lz::simd, Z, lz::transpose(X) + Y);
+    check_same(Z, lz_test::reference(lz::transpose(X) + Y));
+    // two staged operands, and a broadcast row next to them
+    lz::assign(lz::simd, Z,
+               lz::hadamard(lz::transpose(X), lz::transpose(W)) - lz::broadcast_to(r, {m, n}));
+    check_same(Z, lz_test::reference(lz::hadamard(lz::transpose(X), lz::transpose(W)) -
+                                     lz::broadcast_to(r, {m, n})));
+    // an update (no streaming), threads
+    lz::tensor<T, 2> Z2 = lz_test::reference(Y);
+    lz::assign(lz::par, Z2, Z2 + lz::transpose(X));
+    check_same(Z2, lz_test::reference(Y + lz::transpose(X)));
+    // a transposed view of a sub-block (rows of the source not contiguous with each other)
+    if (m > 2 && n > 2) {
+      auto Xs = lz::slice(X, lz::range(1, n), lz::range(1, m));
+      lz::tensor<T, 2> Z3(m - 1, n - 1);
+      auto Ys = lz::slice(Y, lz::range(0, m - 1), lz::range(0, n - 1));
+      lz::assign(lz::simd, Z3, lz::transpose(Xs) + Ys);
+      check_same(Z3, lz_test::reference(lz::transpose(Xs) + Ys));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(staged_transposed_tiles_match_the_reference) {
+  tuning_guard guard;
+  lz::set_num_threads(2);
+  std::mt19937_64 g(2024);
+  for (lz::index_t tile : {4, 7, 16, 32, 64})
+    for (lz::index_t stream : {0, 1}) { // staged tiles with and without streaming stores
+      lz::thresholds().tile = tile;
+      lz::thresholds().stream_bytes = stream;
+      check_transpose_add<double>(g);
+      check_transpose_add<float>(g);
+      check_transpose_add<std::int32_t>(g);
+      check_transpose_add<std::int64_t>(g);
+      check_transpose_add<std::int16_t>(g);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(staged_complex_transposes_match_the_reference) {
+  tuning_guard guard;
+  lz::thresholds().tile = 8;
+  using C = std::complex<double>;
+  lz::tensor<C, 2> X(33, 21), Y(21, 33), Z(21, 33);
+  for (lz::index_t i = 0; i < X.size(); ++i) X.data()[i] = C(double(i), -0.5 * double(i));
+  for (lz::index_t i = 0; i < Y.size(); ++i) Y.data()[i] = C(1.0 / double(i + 1), double(i % 7));
+  lz::assign(lz::simd, Z, lz::transpose(X) + Y);
+  const auto ref = lz_test::reference(lz::transpose(X) + Y);
+  for (lz::index_t i = 0; i < Z.size(); ++i) BOOST_TEST((Z.data()[i] == ref.data()[i]));
+}
+
+template <class T>
+void check_streaming(std::mt19937_64& g) {
+  std::uniform_int_distribution<lz::index_t> len(1, 3000), off(0, 9);
+  for (int trial = 0; trial < 10; ++trial) {
+    const lz::index_t n = len(g), o = off(g);
+    auto x = random_vector<T>(n + o, g());
+    auto y = random_vector<T>(n + o, g());
+    lz::tensor<T, 1> z(n + o);
+    // an offset destination start exercises the peel to the first aligned batch
+    auto zs = lz::slice(z, lz::range(o, n + o));
+    auto xs = lz::slice(x, lz::range(o, n + o));
+    auto ys = lz::slice(y, lz::range(o, n + o));
+    lz::assign(lz::simd, zs, T(3) * xs + ys);
+    check_same(zs, lz_test::reference(T(3) * xs + ys));
+    lz::assign(lz::par, zs, xs - T(2) * ys);
+    check_same(zs, lz_test::reference(xs - T(2) * ys));
+    // an update reads the destination: it must not go through the streaming buffer
+    lz::tensor<T, 1> before = lz_test::reference(zs);
+    zs += xs;
+    check_same(zs, lz_test::reference(before + xs));
+    // strided (non-contiguous) rows through the general driver: a 2-d block of a matrix
+    auto M = random_matrix<T>(40, 70, g());
+    lz::tensor<T, 2> D(40, 70);
+    auto Ds = lz::slice(D, lz::range(1, 39), lz::range(o, 70));
+    auto Ms = lz::slice(M, lz::range(1, 39), lz::range(o, 70));
+    lz::assign(lz::simd, Ds, lz::hadamard(Ms, Ms));
+    check_same(Ds, lz_test::reference(lz::hadamard(Ms, Ms)));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(streaming_stores_match_the_reference) {
+  tuning_guard guard;
+  lz::set_num_threads(2);
+  lz::thresholds().stream_bytes = 1; // stream every `=` so small tests reach the path
+  std::mt19937_64 g(77);
+  check_streaming<double>(g);
+  check_streaming<float>(g);
+  check_streaming<std::int32_t>(g);
+  check_streaming<std::int64_t>(g);
+}
+
+BOOST_AUTO_TEST_CASE(large_assignment_streams_and_matches_the_reference) {
+  // Past the default threshold with the default policy, on 1 and 2 threads.
+  tuning_guard guard;
+  const lz::index_t n = lz::thresholds().stream_bytes / lz::index_t(sizeof(double)) + 1001;
+  auto x = lz::random<double>({n}, 5), y = lz::random<double>({n}, 6);
+  for (int t : {1, 2}) {
+    lz::set_num_threads(t);
+    lz::vector<double> z = 2.5 * x + 1.5 * y;
+    check_same(z, lz_test::reference(2.5 * x + 1.5 * y));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(inner_stride_zero_operands_match_the_reference) {
+  // A (m, 1) column stretched across the columns has inner stride 0: the broadcast kernels of
+  // loops and reductions (mode::bcast), plain and through the general driver.
+  tuning_guard guard;
+  std::mt19937_64 g(9);
+  std::uniform_int_distribution<lz::index_t> ext(1, 70);
+  for (int trial = 0; trial < 20; ++trial) {
+    const lz::index_t m = ext(g), n = ext(g);
+    auto A = random_matrix<double>(m, n, g());
+    auto c = random_matrix<double>(m, 1, g());
+    lz::tensor<double, 2> Z(m, n);
+    lz::assign(lz::simd, Z, A + c);
+    check_same(Z, lz_test::reference(A + c));
+    lz::assign(lz::simd, Z, lz::sqrt(lz::abs(A)) - 2.0 * c);
+    check_same(Z, lz_test::reference(lz::sqrt(lz::abs(A)) - 2.0 * c));
+    const double s = lz::eval(lz::simd, lz::sum(A - c));
+    long double ref = 0;
+    for (lz::index_t i = 0; i < m; ++i)
+      for (lz::index_t j = 0; j < n; ++j) ref += (long double)A(i, j) - (long double)c(i, 0);
+    BOOST_TEST(std::abs(double(s - ref)) <= 1e-12 * (1.0 + std::abs(double(ref))));
+  }
+}
