@@ -53,19 +53,25 @@ template <class F, class... C>
 struct bound_map {
   [[no_unique_address]] F f;
   detail::pack<C...> c;
+  using seq = std::index_sequence_for<C...>;
+  template <mode M, std::size_t... J>
+  LZ_INLINE auto at_(index_t i, std::index_sequence<J...>) const {
+    return f(detail::get<J>(c).template at<M>(i)...);
+  }
+  // The batch path's return type is spelled out so that a functor without a batch overload (a
+  // user's scalar lambda in lz::map) makes vec() absent, not ill-formed: simd_ok then says no.
+  template <mode M, class B, std::size_t... J>
+  LZ_INLINE auto vec_(index_t i, std::index_sequence<J...>) const
+      -> decltype(f(detail::get<J>(c).template vec<M, B>(i)...)) {
+    return f(detail::get<J>(c).template vec<M, B>(i)...);
+  }
   template <mode M>
   LZ_INLINE auto at(index_t i) const {
-    return [&]<std::size_t... J>(std::index_sequence<J...>) {
-      return f(detail::get<J>(c).template at<M>(i)...);
-    }
-    (std::index_sequence_for<C...>{});
+    return at_<M>(i, seq{});
   }
   template <mode M, class B>
-  LZ_INLINE auto vec(index_t i) const {
-    return [&]<std::size_t... J>(std::index_sequence<J...>) {
-      return f(detail::get<J>(c).template vec<M, B>(i)...);
-    }
-    (std::index_sequence_for<C...>{});
+  LZ_INLINE auto vec(index_t i) const -> decltype(this->template vec_<M, B>(i, seq{})) {
+    return vec_<M, B>(i, seq{});
   }
 };
 
