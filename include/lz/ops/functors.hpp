@@ -133,14 +133,15 @@ struct logical_not_fn {
   }
 };
 
-/// NaN-propagating maximum / minimum (NumPy's maximum/minimum, not fmax/fmin).
+/// NaN-propagating maximum / minimum (NumPy's maximum/minimum, not fmax/fmin). NaN is tested as
+/// !(a == a), not a != a: xsimd 8's AVX `!=` is the ordered compare (_CMP_NEQ_OQ), false on NaN.
 struct maximum_fn {
   static constexpr const char* name = "maximum";
   static constexpr int cost = 2;
   template <class A, class B>
   LZ_HD auto operator()(const A& a, const B& b) const
-      -> decltype(select((a > b) | (a != a), a, b)) {
-    return select((a > b) | (a != a), a, b);
+      -> decltype(select((a > b) | !(a == a), a, b)) {
+    return select((a > b) | !(a == a), a, b);
   }
 };
 struct minimum_fn {
@@ -148,8 +149,8 @@ struct minimum_fn {
   static constexpr int cost = 2;
   template <class A, class B>
   LZ_HD auto operator()(const A& a, const B& b) const
-      -> decltype(select((a < b) | (a != a), a, b)) {
-    return select((a < b) | (a != a), a, b);
+      -> decltype(select((a < b) | !(a == a), a, b)) {
+    return select((a < b) | !(a == a), a, b);
   }
 };
 
