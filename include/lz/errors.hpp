@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace lz {
 
@@ -24,9 +25,21 @@ struct io_error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// The device backend failed: no GPU, out of device memory, a CUDA or cuBLAS error.
+/// The device backend failed: no GPU, out of device memory, a CUDA or cuBLAS error. Carries the
+/// backend's error code and name (`cudaErrorMemoryAllocation`, `CUBLAS_STATUS_NOT_SUPPORTED`);
+/// what() reads "lz: <call> failed: <name>: <message>".
 struct device_error : std::runtime_error {
   using std::runtime_error::runtime_error;
+  device_error(const std::string& what, int code, std::string name)
+      : std::runtime_error(what), code_(code), name_(std::move(name)) {}
+  /// The backend's numeric error code (cudaError_t, cublasStatus_t), 0 when none applies.
+  int code() const noexcept { return code_; }
+  /// The backend's name for the error ("cudaErrorNoDevice"), empty when none applies.
+  const std::string& error_name() const noexcept { return name_; }
+
+ private:
+  int code_ = 0;
+  std::string name_;
 };
 
 } // namespace lz

@@ -50,6 +50,10 @@ template <std::size_t R>
 template <assign_op Op, class P, class T, std::size_t R, class E>
 void assign_with(const P& pol, tensor_view<T, R> dst, const E& e) {
   static_assert(!std::is_const_v<T>, "lz: cannot assign to a read-only view");
+  static_assert(space_v<E> != memory_space::device,
+                "lz: this expression reads device memory: evaluate it on the device "
+                "(lz::assign(lz::device, d, e), lz::eval(lz::device, e)) or copy it with "
+                "lz::to_host");
   if constexpr (scalar_like<E>) {
     fusion::execute<Op>(pol, dst, scalar_expr<T>{static_cast<T>(e)});
   } else {
@@ -108,8 +112,8 @@ void assign(const P& pol, D&& dst, const E& e) {
   detail::assign_with<detail::assign_op::set>(pol, tensor_view{dst.view()}, e);
 }
 template <class D, class E>
-requires(expression_or_scalar<E> && !host_policy<std::remove_cvref_t<D>>) void assign(D&& dst,
-                                                                                      const E& e) {
+requires(expression_or_scalar<E> && !host_policy<std::remove_cvref_t<D>> &&
+         space_v<D> != memory_space::device) void assign(D&& dst, const E& e) {
   detail::assign_with<detail::assign_op::set>(automatic, tensor_view{dst.view()}, e);
 }
 

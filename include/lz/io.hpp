@@ -71,7 +71,8 @@ std::ostream& operator<<(std::ostream& os, const tensor<T, R>& t) {
 }
 /// Expressions print their value (evaluated into a temporary).
 template <expression E>
-requires(!std::is_same_v<detail::kind_t<E>, detail::leaf_kind>) std::ostream&
+requires(!std::is_same_v<detail::kind_t<E>, detail::leaf_kind> &&
+         space_v<E> != memory_space::device) std::ostream&
 operator<<(std::ostream& os, const E& e) {
   if constexpr (rank_v<E> == 0) {
     const value_t<E> v = eval(e);

@@ -139,6 +139,10 @@ class tensor_view : public strided_access<tensor_view<T, R>, T, R> {
   using lz_expression = void;
   using lz_kind = detail::leaf_kind;
   static constexpr std::size_t rank = R;
+  /// The same kind of view over elements U with rank R2 (views.hpp builds views through it, so
+  /// transpose/slice/broadcast of a device view stay device views).
+  template <class U, std::size_t R2>
+  using rebind = tensor_view<U, R2>;
 
   tensor_view() = default;
   tensor_view(const tensor_view&) = default;

@@ -47,7 +47,7 @@ auto as_view(X&& x) {
 
 template <class V, std::size_t R2>
 auto with_layout(const V& v, const strided_layout<R2>& l, index_t offset = 0) {
-  return tensor_view<typename V::element_type, R2>(v.data() + offset, l, trusted);
+  return typename V::template rebind<typename V::element_type, R2>(v.data() + offset, l, trusted);
 }
 
 template <std::size_t R>
@@ -123,7 +123,8 @@ auto broadcast_to(X&& x, const shape_t<R2>& to) {
   if constexpr (detail::viewable<X>) {
     auto v = detail::as_view(std::forward<X>(x));
     using T = std::remove_const_t<typename decltype(v)::element_type>;
-    return tensor_view<const T, R2>(v.data(), broadcast_layout(v.layout(), to), detail::trusted);
+    using W = typename decltype(v)::template rebind<const T, R2>;
+    return W(v.data(), broadcast_layout(v.layout(), to), detail::trusted);
   } else {
     (void)broadcast_layout(strided_layout<R>{x.shape(), {}}, to); // checks compatibility
     return broadcast_expr<closure_t<X&&>, R2>{make_closure(std::forward<X>(x)), to};

@@ -44,6 +44,9 @@ template <class A, class B>
 auto make_matmul(A&& a, B&& b) {
   static_assert(rank_v<A> == 2 && (rank_v<B> == 2 || rank_v<B> == 1),
                 "lz::matmul: the left operand must be a matrix and the right a matrix or vector");
+  static_assert((space_v<A> | space_v<B>) != memory_space::mixed,
+                "lz: a product mixes host and device operands; copy one side explicitly with "
+                "lz::to_device(x) or lz::to_host(d)");
   const auto sa = a.shape();
   const auto sb = b.shape();
   if (sa[1] != sb[0])

@@ -173,6 +173,46 @@ LZ_HD constexpr void for_each_arg(const map_expr<F, A...>& e, V&& v) {
   (std::index_sequence_for<A...>{});
 }
 
+/// Where an expression's memory lives. Leaves say it (device leaves declare
+/// `static constexpr memory_space lz_space = memory_space::device`; host tensors and views are
+/// host); scalars go anywhere; a node combines its children. `mixed` is a compile error at the
+/// line that builds the node: lazuli never copies between host and device behind the user's back.
+enum class memory_space : unsigned char { any = 0, host = 1, device = 2, mixed = 3 };
+
+constexpr memory_space operator|(memory_space a, memory_space b) noexcept {
+  return memory_space(static_cast<unsigned char>(a) | static_cast<unsigned char>(b));
+}
+
+namespace detail {
+template <class E>
+constexpr memory_space space_of() {
+  using X = std::remove_cvref_t<E>;
+  if constexpr (requires { X::lz_space; })
+    return X::lz_space;
+  else if constexpr (!expression<X>) // plain scalars
+    return memory_space::any;
+  else if constexpr (is_kind_v<X, scalar_kind>)
+    return memory_space::any;
+  else if constexpr (is_kind_v<X, leaf_kind>)
+    return memory_space::host;
+  else if constexpr (is_kind_v<X, map_kind>)
+    return []<class F, class... A>(const map_expr<F, A...>*) {
+      return (memory_space::any | ... | space_of<A>());
+    }(static_cast<const X*>(nullptr));
+  else if constexpr (requires(const X& x) { x.arg; })
+    return space_of<decltype(std::declval<const X&>().arg)>();
+  else if constexpr (requires(const X& x) { x.lhs, x.rhs; }) // products
+    return space_of<decltype(std::declval<const X&>().lhs)>() |
+           space_of<decltype(std::declval<const X&>().rhs)>();
+  else
+    return memory_space::host;
+}
+} // namespace detail
+
+/// Memory space of an expression (or `any` for scalars).
+template <class E>
+inline constexpr memory_space space_v = detail::space_of<E>();
+
 namespace detail {
 
 template <std::size_t R, class A>
@@ -207,6 +247,9 @@ map_expr<F, A...> make_map(const char* op, F f, A... args) {
   static_assert(((rank_v<A> == R || rank_v<A> == 0) && ...),
                 "lz: elementwise operands must have the same rank (or be scalars); use "
                 "lz::broadcast_to(x, shape) to broadcast across ranks");
+  static_assert((memory_space::any | ... | space_v<A>) != memory_space::mixed,
+                "lz: an expression mixes host and device operands; copy one side explicitly "
+                "with lz::to_device(x) or lz::to_host(d)");
   shape_t<R> s{};
   bool first = true;
   (detail::fold_shape<R>(s, first, args, op), ...);

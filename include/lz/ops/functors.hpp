@@ -8,6 +8,7 @@
 #include <lz/config.hpp>
 
 #include <cmath>
+#include <concepts>
 #include <cstdlib>
 #include <limits>
 #include <type_traits>
@@ -151,12 +152,23 @@ LZ_HD auto pow_(const A& a, const B& b) -> decltype(pow(a, b)) {
 
 } // namespace detail
 
+/// Arguments a body may be compiled for the device with: plain arithmetic scalars. Every functor
+/// has its body twice: LZ_HD for these, host-only for anything else (xsimd batches, complex), so
+/// that a .cu file that also runs the CPU path never asks nvcc for a device version of a batch
+/// body (a host call from device code: error 20014).
+template <class... A>
+concept device_scalars = (std::is_arithmetic_v<A> && ...);
+
 #define LZ_UNARY_FN(NAME, EXPR, COST)                                                              \
   struct NAME##_fn {                                                                               \
     static constexpr const char* name = #NAME;                                                     \
     static constexpr int cost = COST;                                                              \
     template <class A>                                                                             \
-    LZ_HD auto operator()(const A& a) const -> decltype(EXPR) {                                    \
+    requires device_scalars<A> LZ_HD auto operator()(const A& a) const -> decltype(EXPR) {         \
+      return EXPR;                                                                                 \
+    }                                                                                              \
+    template <class A>                                                                             \
+    requires(!device_scalars<A>) auto operator()(const A& a) const -> decltype(EXPR) {             \
       return EXPR;                                                                                 \
     }                                                                                              \
   };
@@ -166,7 +178,13 @@ LZ_HD auto pow_(const A& a, const B& b) -> decltype(pow(a, b)) {
     static constexpr const char* name = SYMBOL;                                                    \
     static constexpr int cost = COST;                                                              \
     template <class A, class B>                                                                    \
-    LZ_HD auto operator()(const A& a, const B& b) const -> decltype(EXPR) {                        \
+    requires device_scalars<A, B> LZ_HD auto operator()(const A& a, const B& b) const              \
+        -> decltype(EXPR) {                                                                        \
+      return EXPR;                                                                                 \
+    }                                                                                              \
+    template <class A, class B>                                                                    \
+    requires(!device_scalars<A, B>) auto operator()(const A& a, const B& b) const                  \
+        -> decltype(EXPR) {                                                                        \
       return EXPR;                                                                                 \
     }                                                                                              \
   };
@@ -248,7 +266,12 @@ struct maximum_fn {
   static constexpr const char* name = "maximum";
   static constexpr int cost = 2;
   template <class A, class B>
-  LZ_HD auto operator()(const A& a, const B& b) const
+  requires device_scalars<A, B> LZ_HD auto operator()(const A& a, const B& b) const
+      -> decltype(select((a > b) | !(a == a), a, b)) {
+    return select((a > b) | !(a == a), a, b);
+  }
+  template <class A, class B>
+  requires(!device_scalars<A, B>) auto operator()(const A& a, const B& b) const
       -> decltype(select((a > b) | !(a == a), a, b)) {
     return select((a > b) | !(a == a), a, b);
   }
@@ -257,7 +280,12 @@ struct minimum_fn {
   static constexpr const char* name = "minimum";
   static constexpr int cost = 2;
   template <class A, class B>
-  LZ_HD auto operator()(const A& a, const B& b) const
+  requires device_scalars<A, B> LZ_HD auto operator()(const A& a, const B& b) const
+      -> decltype(select((a < b) | !(a == a), a, b)) {
+    return select((a < b) | !(a == a), a, b);
+  }
+  template <class A, class B>
+  requires(!device_scalars<A, B>) auto operator()(const A& a, const B& b) const
       -> decltype(select((a < b) | !(a == a), a, b)) {
     return select((a < b) | !(a == a), a, b);
   }
@@ -268,7 +296,12 @@ struct sign_fn {
   static constexpr const char* name = "sign";
   static constexpr int cost = 2;
   template <class A>
-  LZ_HD auto operator()(const A& a) const
+  requires device_scalars<A> LZ_HD auto operator()(const A& a) const
+      -> decltype(select(a > A(0), A(1), select(a < A(0), A(-1), a* A(0)))) {
+    return select(a > A(0), A(1), select(a < A(0), A(-1), a * A(0)));
+  }
+  template <class A>
+  requires(!device_scalars<A>) auto operator()(const A& a) const
       -> decltype(select(a > A(0), A(1), select(a < A(0), A(-1), a* A(0)))) {
     return select(a > A(0), A(1), select(a < A(0), A(-1), a * A(0)));
   }
@@ -279,7 +312,13 @@ struct where_fn {
   static constexpr const char* name = "where";
   static constexpr int cost = 1;
   template <class C, class A, class B>
-  LZ_HD auto operator()(const C& c, const A& a, const B& b) const -> decltype(select(c, a, b)) {
+  requires device_scalars<C, A, B> LZ_HD auto operator()(const C& c, const A& a, const B& b) const
+      -> decltype(select(c, a, b)) {
+    return select(c, a, b);
+  }
+  template <class C, class A, class B>
+  requires(!device_scalars<C, A, B>) auto operator()(const C& c, const A& a, const B& b) const
+      -> decltype(select(c, a, b)) {
     return select(c, a, b);
   }
 };
@@ -289,7 +328,12 @@ struct clamp_fn {
   static constexpr const char* name = "clamp";
   static constexpr int cost = 3;
   template <class A, class L, class H>
-  LZ_HD auto operator()(const A& a, const L& lo, const H& hi) const
+  requires device_scalars<A, L, H> LZ_HD auto operator()(const A& a, const L& lo, const H& hi) const
+      -> decltype(minimum_fn{}(maximum_fn{}(a, lo), hi)) {
+    return minimum_fn{}(maximum_fn{}(a, lo), hi);
+  }
+  template <class A, class L, class H>
+  requires(!device_scalars<A, L, H>) auto operator()(const A& a, const L& lo, const H& hi) const
       -> decltype(minimum_fn{}(maximum_fn{}(a, lo), hi)) {
     return minimum_fn{}(maximum_fn{}(a, lo), hi);
   }
@@ -301,7 +345,12 @@ struct cast_fn {
   static constexpr const char* name = "cast";
   static constexpr int cost = 1;
   template <class A>
-  LZ_HD auto operator()(const A& a) const -> decltype(static_cast<T>(a)) {
+  requires device_scalars<A> LZ_HD auto operator()(const A& a) const
+      -> decltype(static_cast<T>(a)) {
+    return static_cast<T>(a);
+  }
+  template <class A>
+  requires(!device_scalars<A>) auto operator()(const A& a) const -> decltype(static_cast<T>(a)) {
     return static_cast<T>(a);
   }
 };

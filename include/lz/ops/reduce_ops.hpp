@@ -31,7 +31,9 @@ struct sum_op {
     return A(0);
   }
   template <class A>
-  LZ_HD static A combine(const A& a, const A& b) {
+  requires fn::device_scalars<A> LZ_HD static A combine(const A& a, const A& b) { return a + b; }
+  template <class A>
+  requires(!fn::device_scalars<A>) static A combine(const A& a, const A& b) { // batches: host
     return a + b;
   }
 };
@@ -46,7 +48,9 @@ struct prod_op {
     return A(1);
   }
   template <class A>
-  LZ_HD static A combine(const A& a, const A& b) {
+  requires fn::device_scalars<A> LZ_HD static A combine(const A& a, const A& b) { return a * b; }
+  template <class A>
+  requires(!fn::device_scalars<A>) static A combine(const A& a, const A& b) { // batches: host
     return a * b;
   }
 };
@@ -64,8 +68,12 @@ struct min_op {
       return std::numeric_limits<A>::max();
   }
   template <class A>
-  LZ_HD static A combine(const A& a, const A& b) {
+  requires fn::device_scalars<A> LZ_HD static A combine(const A& a, const A& b) {
     return fn::minimum_fn{}(a, b); // NaN propagates
+  }
+  template <class A>
+  requires(!fn::device_scalars<A>) static A combine(const A& a, const A& b) { // batches: host
+    return fn::minimum_fn{}(a, b);                                            // NaN propagates
   }
 };
 
@@ -82,7 +90,11 @@ struct max_op {
       return std::numeric_limits<A>::lowest();
   }
   template <class A>
-  LZ_HD static A combine(const A& a, const A& b) {
+  requires fn::device_scalars<A> LZ_HD static A combine(const A& a, const A& b) {
+    return fn::maximum_fn{}(a, b);
+  }
+  template <class A>
+  requires(!fn::device_scalars<A>) static A combine(const A& a, const A& b) { // batches: host
     return fn::maximum_fn{}(a, b);
   }
 };

@@ -48,6 +48,9 @@ struct reduce_expr {
   /// Evaluates under policy `pol`.
   template <host_policy P>
   value_type compute(const P& pol) const {
+    static_assert(space_v<E> != memory_space::device,
+                  "lz: a reduction of device operands runs on the device and returns its value "
+                  "explicitly: lz::eval(lz::device, lz::sum(d))");
     using namespace kernels::cpu;
     constexpr std::size_t R = rank_v<E>, N = 1 + detail::leaf_count_v<E>;
     const auto s = arg.shape();
@@ -101,6 +104,9 @@ struct reduce_axis_expr {
   /// dst ⊕= reduction. @pre dst.shape() == shape(); dst does not overlap the operand.
   template <detail::assign_op AOp, host_policy P, class D>
   void apply_to(const P& pol, tensor_view<D, rank> dst) const {
+    static_assert(space_v<E> != memory_space::device,
+                  "lz: a reduction of device operands runs on the device: "
+                  "lz::eval(lz::device, lz::sum(d, axis))");
     using namespace kernels::cpu;
     constexpr std::size_t R = rank_v<E>, N = 1 + detail::leaf_count_v<E>;
     const auto s = arg.shape();

@@ -1,0 +1,65 @@
+// Device BLAS: the interface a fusion plan's device steps call, mirroring
+// kernels/include/lz/kernels/blas/blas.hpp (same order/trans enums, same argument order) with a
+// stream first. Raw device pointers, leading dims and trans flags only, so a plan step needs
+// nothing but its operands' layouts. Implementations:
+//   kernels/cuda/blas.cpp        cuBLAS (64-bit API) and cuBLASLt, one cuBLAS handle per stream
+//   kernels/thrust/blas_host.cpp CBLAS on the host system's "device" memory (CI runs device plans)
+// Row-major calls are mapped onto column-major BLAS without copies (C = op(A)op(B) is computed as
+// Cᵀ = op(B)ᵀop(A)ᵀ). Failures throw lz::device_error with the cuBLAS status name.
+#pragma once
+
+#include <lz/device/config.hpp>
+#include <lz/kernels/blas/blas.hpp>
+
+#include <complex>
+
+namespace lz::kernels::dev::blas {
+inline namespace LZ_DEVICE_ABI {
+
+using lz::kernels::blas::order;
+using lz::kernels::blas::trans;
+
+/// C = alpha·op(A)·op(B) + beta·C on `stream` (C m×n, op(A) m×k, op(B) k×n).
+void gemm(void* stream, order o, trans ta, trans tb, index_t m, index_t n, index_t k, float alpha,
+          const float* A, index_t lda, const float* B, index_t ldb, float beta, float* C,
+          index_t ldc);
+void gemm(void* stream, order o, trans ta, trans tb, index_t m, index_t n, index_t k, double alpha,
+          const double* A, index_t lda, const double* B, index_t ldb, double beta, double* C,
+          index_t ldc);
+
+/// y = alpha·op(A)·x + beta·y (A m×n). Row-major conj_transpose is not expressible in cuBLAS
+/// without a copy: device_error.
+void gemv(void* stream, order o, trans t, index_t m, index_t n, float alpha, const float* A,
+          index_t lda, const float* x, index_t incx, float beta, float* y, index_t incy);
+void gemv(void* stream, order o, trans t, index_t m, index_t n, double alpha, const double* A,
+          index_t lda, const double* x, index_t incx, double beta, double* y, index_t incy);
+
+/// y = alpha·x + y.
+void axpy(void* stream, index_t n, float alpha, const float* x, index_t incx, float* y,
+          index_t incy);
+void axpy(void* stream, index_t n, double alpha, const double* x, index_t incx, double* y,
+          index_t incy);
+
+/// Σ x·y into device memory `result` (asynchronous: read it after the stream's sync).
+void dot(void* stream, index_t n, const float* x, index_t incx, const float* y, index_t incy,
+         float* result);
+void dot(void* stream, index_t n, const double* x, index_t incx, const double* y, index_t incy,
+         double* result);
+
+/// C = max(alpha·op(A)·op(B) + bias, 0), bias[j] added to column j of the row-major m×n result
+/// (lz::maximum(A*B + lz::broadcast_to(bias, {m, n}), 0) with bias of shape (n,)): one cuBLASLt
+/// matmul with the CUBLASLT_EPILOGUE_RELU_BIAS epilogue. Row-major only. Returns false, having
+/// done nothing, when cuBLASLt has no algorithm for the case (the caller then runs gemm plus an
+/// elementwise pass).
+bool gemm_bias_relu(void* stream, trans ta, trans tb, index_t m, index_t n, index_t k, float alpha,
+                    const float* A, index_t lda, const float* B, index_t ldb, const float* bias,
+                    float* C, index_t ldc);
+bool gemm_bias_relu(void* stream, trans ta, trans tb, index_t m, index_t n, index_t k, double alpha,
+                    const double* A, index_t lda, const double* B, index_t ldb, const double* bias,
+                    double* C, index_t ldc);
+
+/// "cuBLAS 13.1" or "CBLAS on the host system (OpenBLAS ...)".
+const char* info() noexcept;
+
+} // namespace LZ_DEVICE_ABI
+} // namespace lz::kernels::dev::blas

@@ -1,0 +1,8 @@
+// The device reduce suite compiled by nvcc for the GPU. Without a usable GPU the program exits 77
+// (CTest: skipped); LZ_REQUIRE_GPU=1 makes that a failure. One TU per suite: nvcc TUs are slow,
+// and separate ones build in parallel.
+#define BOOST_TEST_MODULE device_gpu_reduce
+#define BOOST_TEST_NO_MAIN
+#include "reduce.inl"
+
+int main(int argc, char** argv) { return lz_dtest::gpu_main(argc, argv, &init_unit_test); }

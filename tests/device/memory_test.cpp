@@ -1,0 +1,3 @@
+// Device memory suite on Thrust's host system (runs in every CI build).
+#define BOOST_TEST_MODULE device_memory
+#include "memory.inl"

@@ -1,0 +1,3 @@
+// Device views suite on Thrust's host system (runs in every CI build).
+#define BOOST_TEST_MODULE device_views
+#include "views.inl"
