@@ -45,6 +45,13 @@ requires(std::is_arithmetic_v<A>&& std::is_arithmetic_v<B>) LZ_HD
   return c ? a : b;
 }
 
+/// Arguments a body may be compiled for the device with: plain arithmetic scalars. Every functor
+/// has its body twice: LZ_HD for these, host-only for anything else (xsimd batches, complex), so
+/// that a .cu file that also runs the CPU path never asks nvcc for a device version of a batch
+/// body (a host call from device code: error 20014).
+template <class... A>
+concept device_scalars = (std::is_arithmetic_v<A> && ...);
+
 namespace detail {
 
 // xsimd batches (lanes of value_type); scalars are arithmetic types.
@@ -93,7 +100,9 @@ A per_lane(const A& a, const A& b, F f) {
 //               at pow(385.2f, 14.9f)) and an error of about |y·ln x| ulp (50 ulp for ordinary
 //               inputs): always lane by lane
 template <class A>
-LZ_HD auto exp_(const A& a) -> decltype(exp(a)) {
+requires device_scalars<A> LZ_HD auto exp_(const A& a) -> decltype(exp(a)) { return exp(a); }
+template <class A>
+requires(!device_scalars<A>) auto exp_(const A& a) -> decltype(exp(a)) {
   if constexpr (batch_like<A>) {
     using T = typename A::value_type;
     if (any_lane(!(abs(a) <= A(T(sizeof(T) == 4 ? 87 : 708)))))
@@ -102,7 +111,9 @@ LZ_HD auto exp_(const A& a) -> decltype(exp(a)) {
   return exp(a);
 }
 template <class A>
-LZ_HD auto expm1_(const A& a) -> decltype(expm1(a)) {
+requires device_scalars<A> LZ_HD auto expm1_(const A& a) -> decltype(expm1(a)) { return expm1(a); }
+template <class A>
+requires(!device_scalars<A>) auto expm1_(const A& a) -> decltype(expm1(a)) {
   if constexpr (batch_like<A>) {
     using T = typename A::value_type;
     if (any_lane(!(abs(a) <= A(T(sizeof(T) == 4 ? 87 : 708)))))
@@ -111,7 +122,9 @@ LZ_HD auto expm1_(const A& a) -> decltype(expm1(a)) {
   return expm1(a);
 }
 template <class A>
-LZ_HD auto log_(const A& a) -> decltype(log(a)) {
+requires device_scalars<A> LZ_HD auto log_(const A& a) -> decltype(log(a)) { return log(a); }
+template <class A>
+requires(!device_scalars<A>) auto log_(const A& a) -> decltype(log(a)) {
   if constexpr (batch_like<A>) {
     using T = typename A::value_type;
     const A x = abs(a);
@@ -121,7 +134,9 @@ LZ_HD auto log_(const A& a) -> decltype(log(a)) {
   return log(a);
 }
 template <class A>
-LZ_HD auto cbrt_(const A& a) -> decltype(cbrt(a)) {
+requires device_scalars<A> LZ_HD auto cbrt_(const A& a) -> decltype(cbrt(a)) { return cbrt(a); }
+template <class A>
+requires(!device_scalars<A>) auto cbrt_(const A& a) -> decltype(cbrt(a)) {
   if constexpr (batch_like<A>) {
     using T = typename A::value_type;
     const A x = abs(a);
@@ -131,7 +146,11 @@ LZ_HD auto cbrt_(const A& a) -> decltype(cbrt(a)) {
   return cbrt(a);
 }
 template <class A, class B>
-LZ_HD auto atan2_(const A& a, const B& b) -> decltype(atan2(a, b)) {
+requires device_scalars<A, B> LZ_HD auto atan2_(const A& a, const B& b) -> decltype(atan2(a, b)) {
+  return atan2(a, b);
+}
+template <class A, class B>
+requires(!device_scalars<A, B>) auto atan2_(const A& a, const B& b) -> decltype(atan2(a, b)) {
   if constexpr (batch_like<A> && std::is_same_v<A, B>) {
     using T = typename A::value_type;
     const A zero(T(0)), inf(std::numeric_limits<T>::infinity());
@@ -141,7 +160,11 @@ LZ_HD auto atan2_(const A& a, const B& b) -> decltype(atan2(a, b)) {
   return atan2(a, b);
 }
 template <class A, class B>
-LZ_HD auto pow_(const A& a, const B& b) -> decltype(pow(a, b)) {
+requires device_scalars<A, B> LZ_HD auto pow_(const A& a, const B& b) -> decltype(pow(a, b)) {
+  return pow(a, b);
+}
+template <class A, class B>
+requires(!device_scalars<A, B>) auto pow_(const A& a, const B& b) -> decltype(pow(a, b)) {
   if constexpr (batch_like<A> && std::is_same_v<A, B>) {
     using T = typename A::value_type;
     return per_lane(a, b, [](T x, T y) { return T(std::pow(x, y)); });
@@ -151,13 +174,6 @@ LZ_HD auto pow_(const A& a, const B& b) -> decltype(pow(a, b)) {
 }
 
 } // namespace detail
-
-/// Arguments a body may be compiled for the device with: plain arithmetic scalars. Every functor
-/// has its body twice: LZ_HD for these, host-only for anything else (xsimd batches, complex), so
-/// that a .cu file that also runs the CPU path never asks nvcc for a device version of a batch
-/// body (a host call from device code: error 20014).
-template <class... A>
-concept device_scalars = (std::is_arithmetic_v<A> && ...);
 
 #define LZ_UNARY_FN(NAME, EXPR, COST)                                                              \
   struct NAME##_fn {                                                                               \
