@@ -1,4 +1,8 @@
 // 00 — elementwise math and reductions: every assignment is one fused SIMD+TBB pass.
+//
+// CI runs this example and checks these lines of its output (examples/check_output.cmake):
+// output: z = [0.84147098 1.46647098 2.09147098 2.71647098 3.34147098]
+// output: column sums [5. 7. 9.], row maxima [3. 6.]
 #include <lz/lz.hpp>
 
 #include <iostream>

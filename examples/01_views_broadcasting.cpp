@@ -1,4 +1,8 @@
 // 01 — views, slicing and broadcasting: none of them copies; each prints its layout.
+//
+// CI runs this example and checks these lines of its output (examples/check_output.cmake):
+// output: reversed   (4,):(-1,) [4. 3. 2. 1.]
+// output: bias as 3x4 (3,4):(0,1)
 #include <lz/lz.hpp>
 
 #include <iostream>

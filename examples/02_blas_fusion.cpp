@@ -1,5 +1,9 @@
 // 02 — products and their surroundings become single BLAS calls; lz::explain shows the plan
 // before anything runs.
+//
+// CI runs this example and checks these lines of its output (examples/check_output.cmake):
+// output contains: 1. dgemm(RowMajor, T, N, m=512, n=128, k=256, alpha=2, A lda=512,
+// output: [[ 28  35]
 #include <lz/lz.hpp>
 
 #include <iostream>

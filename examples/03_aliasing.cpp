@@ -1,5 +1,9 @@
 // 03 — aliasing done right, with no noalias(): the library compares memory ranges and strides
 // and uses a temporary only when an operand reads the destination at other positions.
+//
+// CI runs this example and checks these lines of its output (examples/check_output.cmake):
+// output: shift right by one        temporaries: 1  [1. 1. 2. 3. 4. 5. 6. 7.]
+// output: evens = odds              temporaries: 0  [1. 1. 3. 3. 5. 5. 7. 7.]
 #include <lz/lz.hpp>
 
 #include <iostream>

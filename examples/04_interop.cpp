@@ -1,5 +1,9 @@
 // 04 — interop without copies: a std::vector, an Eigen matrix (column-major) and a NumPy .npy
 // file become lazuli tensors; results go back the same way.
+//
+// CI runs this example and checks these lines of its output (examples/check_output.cmake):
+// output: Eigen 3x2 (3,2):(1,3) (column-major, no copy)
+// output: from .npy (2,3):(1,2)
 #include <lz/interop/eigen.hpp>
 #include <lz/interop/std.hpp>
 #include <lz/lz.hpp>

@@ -1,5 +1,9 @@
 // 05 — your own elementwise functions fuse into the same single loop as built-in ones, and
 // generic algorithms are written once against lz::expression.
+//
+// CI runs this example and checks these lines of its output (examples/check_output.cmake):
+// output: column norms of A = [5. 1.]
+// output: max of 2x + 1 = 7
 #include <lz/lz.hpp>
 
 #include <algorithm>

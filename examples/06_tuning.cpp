@@ -1,5 +1,9 @@
 // 06 — the tuning workflow: what the machine is (lz::info), what an assignment does
 // (lz::explain, LZ_LOG), and thresholds measured on this machine (lz::calibrate, LZ_CONFIG).
+//
+// CI runs this example and checks these lines of its output (examples/check_output.cmake):
+// output: plan: dst(1048576,):(1,) = ((2.5 * t(1048576,)) + (1.5 * t(1048576,)))
+// output: saved; run with LZ_CONFIG=lazuli_tuning.cfg to start with these thresholds
 #include <lz/lz.hpp>
 
 #include <iostream>

@@ -1,6 +1,9 @@
-// 10 · The same expressions on the device: explicit transfers, lz::device evaluation (Thrust),
+// 07 — the same expressions on the device: explicit transfers, lz::device evaluation (Thrust),
 // a stream, and the plan. Built twice: g++ on Thrust's TBB host system (runs everywhere) and
-// nvcc for the GPU (10_device.cu; exits 77 where there is no GPU).
+// nvcc for the GPU (07_device.cu; exits 77 where there is no GPU).
+//
+// CI runs this example and checks these lines of its output (examples/check_output.cmake):
+// output: z[0:4] = [1.07879574 0.48127992 0.99621253 1.03340673]
 #include <lz/device.hpp>
 
 #include <cstdlib>
