@@ -1,11 +1,15 @@
 #!/usr/bin/python3
 # perf/report.py: runs the perf/ benchmarks (interleaved repetitions, medians) and writes
 # perf/RESULTS.md with every time, rate, ratio and target verdict. Ratios are always taken
-# inside one process run (triad included), then summarised over rounds.
+# inside one process run (triad included), then summarised over rounds. --charts renders the
+# results as PNGs (perf/charts.py -> perf/charts/) and links them from RESULTS.md; --gemm also
+# runs a short gemm_bench (lazuli's own gemm/gemv against OpenBLAS: the GFLOP/s of the charts).
 #
 #   /usr/bin/python3 perf/report.py --build build                 # run + write RESULTS.md
 #   /usr/bin/python3 perf/report.py --build build --rounds 3 --repetitions 12
 #   /usr/bin/python3 perf/report.py --build build --no-run        # re-read the last JSON files
+#   /usr/bin/python3 perf/report.py --build build --no-run --charts   # ... and draw them
+#   /usr/bin/python3 perf/report.py --build build --charts --gemm     # everything, one command
 #   /usr/bin/python3 perf/report.py --build build --only transpose_bench --filter 'W9'
 import argparse
 import datetime
@@ -19,6 +23,8 @@ import subprocess
 import sys
 
 BENCHES = ["elementwise_bench", "reduce_bench", "transpose_bench"]
+# The gemm_bench variants --gemm runs (one JSON file, gemm_bench.json, not part of the rounds).
+GEMM_FILTER = "dgemm_cblas|gemm_own_f64|sgemm_cblas|gemm_own_f32|dgemv_cblas|gemv_own_f64"
 
 # (workload, size, lazuli variant, reference variants, what the target asks)
 TARGETS = [
@@ -148,6 +154,23 @@ def build_flags(build):
     return "?"
 
 
+def gemm_table(path):
+    """Rows "| name | n | threads | GFLOP/s |" from gemm_bench's JSON (median aggregate)."""
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        data = json.load(f)
+    rows = []
+    for b in data["benchmarks"]:
+        if b.get("aggregate_name") != "median" or "OP/s" not in b:
+            continue
+        m = re.match(r"([^/]+)/n:(\d+)/threads:(\d+)", b["run_name"])
+        if m:
+            rows.append((m.group(1), int(m.group(2)), int(m.group(3)), b["OP/s"] / 1e9))
+    rows.sort(key=lambda r: (r[2], r[1], r[0]))
+    return [f"| {nm} | {n} | {t} | {fmt(v, 1)} |" for nm, n, t, v in rows]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default="build")
@@ -159,6 +182,10 @@ def main():
     ap.add_argument("--no-run", action="store_true")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "RESULTS.md"))
     ap.add_argument("--note", default="", help="free text added under the header")
+    ap.add_argument("--charts", action="store_true",
+                    help="render perf/charts/*.png (perf/charts.py) and link them")
+    ap.add_argument("--gemm", action="store_true",
+                    help="also run gemm_bench (3 repetitions) into gemm_bench.json")
     a = ap.parse_args()
 
     resdir = os.path.join(a.build, "perf", "results")
@@ -173,17 +200,25 @@ def main():
             for b in benches:
                 run_bench(os.path.join(a.build, "perf", b), os.path.join(resdir, f"{b}.r{r}.json"),
                           a.repetitions, a.min_time, a.filter)
+    if a.gemm and not a.no_run:
+        run_bench(os.path.join(a.build, "perf", "gemm_bench"),
+                  os.path.join(resdir, "gemm_bench.json"), 3, a.min_time, GEMM_FILTER)
     load_after = open("/proc/loadavg").read().split()[:3]
     params = os.path.join(resdir, "params.json")
+    cxx_flags = build_flags(a.build)
+    coretype = os.environ.get("OPENBLAS_CORETYPE", "(unset)")
     if a.no_run and os.path.exists(params):  # describe the run that made the JSON files
         with open(params) as f:
             prev = json.load(f)
         a.repetitions, a.min_time = prev["repetitions"], prev["min_time"]
         load_before, load_after = prev["load_before"], prev["load_after"]
+        cxx_flags = prev.get("flags", cxx_flags)
+        coretype = prev.get("openblas_coretype", coretype)
     elif not a.no_run:
         with open(params, "w") as f:
             json.dump({"repetitions": a.repetitions, "min_time": a.min_time,
-                       "load_before": load_before, "load_after": load_after}, f)
+                       "load_before": load_before, "load_after": load_after, "flags": cxx_flags,
+                       "openblas_coretype": coretype}, f)
 
     # Per round: medians and in-run ratios. Across rounds: median (and range) of each.
     runs = {}  # bench -> list of (res, real-time ratios, CPU-time ratios, context)
@@ -218,11 +253,14 @@ def main():
              "variants only: insensitive to being descheduled by other load, so it is the "
              "steadier figure on this shared machine). GB/s are nominal (each array counted "
              "once, as STREAM counts them).\n")
-    L.append(f"- date: {datetime.datetime.now().strftime('%Y-%m-%d %H:%M')}")
+    when = datetime.datetime.now().strftime('%Y-%m-%d %H:%M')
+    if a.no_run and runs:  # the date of the run that made the JSON files
+        when = next(iter(runs.values()))[0][3].get("date", when).replace("T", " ")[:16]
+    L.append(f"- date: {when}")
     l3 = sh("lscpu | sed -n 's/^L3 cache: *//p'")
     L.append(f"- machine: {model}, {cpus} cores ({platform.machine()}; {flags.strip()}), L3 {l3}")
-    L.append(f"- OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', '(unset)')}")
-    L.append(f"- compiler: {cxx}; flags: `{build_flags(a.build)}`")
+    L.append(f"- OPENBLAS_CORETYPE={coretype}")
+    L.append(f"- compiler: {cxx}; flags: `{cxx_flags}`")
     L.append(f"- load average before / after: {' '.join(load_before)} / {' '.join(load_after)} "
              "(2 cores, shared with other developers' builds: figures taken under load)")
     L.append(f"- rounds: {max(len(v) for v in runs.values()) if runs else 0}, repetitions per "
@@ -292,12 +330,50 @@ def main():
         L.append(f"| {label} | {cell(v)} | {cell(cpu_all.get(key))} | "
                  f"{'met' if ok else '**not met**'} |")
     L.append("")
+    gemm_rows = gemm_table(os.path.join(resdir, "gemm_bench.json"))
+    if gemm_rows:
+        L.append("## gemm_bench (short run, `--gemm`)\n")
+        with open(os.path.join(resdir, "gemm_bench.json")) as f:
+            gctx = json.load(f).get("context", {})
+        L.append("lazuli's own blocked kernels against OpenBLAS in the same process, n x n, "
+                 "median of 3 repetitions, real time; GFLOP/s = 2n³ (gemm) or 2n² (gemv) per "
+                 f"call. Run {gctx.get('date', '?')[:16].replace('T', ' ')}, load average "
+                 f"{' '.join(f'{x:.2f}' for x in gctx.get('load_avg', []))} on 2 cores: other "
+                 "processes took much of the CPU, so these rates are well below the kernels' "
+                 "own (compare the rows with each other, not with the peak).\n")
+        L.append("| benchmark | n | threads | GFLOP/s |")
+        L.append("|---|---|---|---|")
+        L.extend(gemm_rows)
+        L.append("")
+    if a.charts:
+        import charts  # perf/charts.py; needs matplotlib
+
+        made = charts.render(a.build, os.path.join(os.path.dirname(os.path.abspath(a.out)),
+                                                    "charts"))
+        L.append("## Charts\n")
+        L.append("Drawn by `perf/charts.py` from the same JSON files. One chart per workload: "
+                 "nominal GB/s (real time, median over rounds) against size for lazuli (solid) "
+                 "and every anchor (dashed), with the triad bandwidth of the same runs as the "
+                 "roof (a rate above it means the data was in cache, or, at 10⁷ elements, "
+                 "streaming stores saving the write-allocate traffic the triad loop pays). "
+                 "`roofline`: one thread, each workload at its largest size, GFLOP/s against "
+                 "nominal flops per byte, under the triad bandwidth and the FMA peak "
+                 "(the CPU clock in the benchmark context × 16 double flops per cycle: two 4-wide "
+                 "FMA units; sin/exp count as one "
+                 "flop, so W2 sits below both roofs).\n")
+        for name, path in made:
+            rel = os.path.relpath(path, os.path.dirname(os.path.abspath(a.out)))
+            L.append(f"### {name}\n")
+            L.append(f"![{name}]({rel})\n")
     L.append("## Reproduce\n")
     L.append("```sh")
     L.append("cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DLZ_BUILD_PERF=ON")
     L.append("cmake --build build -j2 --target elementwise_bench reduce_bench transpose_bench")
     L.append(f"/usr/bin/python3 perf/report.py --build build --rounds {a.rounds} "
              f"--repetitions {a.repetitions} --min-time {a.min_time}")
+    L.append("# charts (and gemm_bench, built with --target gemm_bench) from the stored JSON / a run:")
+    L.append("/usr/bin/python3 perf/report.py --build build --no-run --charts")
+    L.append("/usr/bin/python3 perf/report.py --build build --charts --gemm")
     L.append("# one executable by hand:")
     L.append("build/perf/elementwise_bench --benchmark_enable_random_interleaving=true "
              "--benchmark_repetitions=10 --benchmark_min_time=0.1 "
