@@ -1,6 +1,7 @@
 // 00 — elementwise math and reductions: every assignment is one fused SIMD+TBB pass.
 //
 // CI runs this example and checks these lines of its output (examples/check_output.cmake):
+// output: plan: dst(5,):(1,) = ((2.5 * t(5,)) + sin(t(5,)))
 // output: z = [0.84147098 1.46647098 2.09147098 2.71647098 3.34147098]
 // output: column sums [5. 7. 9.], row maxima [3. 6.]
 #include <lz/lz.hpp>
@@ -11,8 +12,9 @@ int main() {
   lz::vector<double> x = lz::linspace(0.0, 1.0, 5);
   lz::vector<double> y = lz::ones<double>({5});
 
-  auto e = 2.5 * x + lz::sin(y); // lazy: nothing is computed yet, safe to keep
-  lz::vector<double> z = e;      // ONE loop over memory, no temporaries
+  auto e = 2.5 * x + lz::sin(y);  // lazy: nothing is computed yet, safe to keep
+  lz::vector<double> z = e;       // ONE loop over memory, no temporaries
+  std::cout << lz::explain(z, e); // the plan, without running it
   std::cout << "z = " << z << "\n";
 
   double s = lz::sum(lz::square(x - z)); // one pass, no temporary

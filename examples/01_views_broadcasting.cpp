@@ -25,6 +25,7 @@ int main() {
   auto B = lz::broadcast_to(bias, {3, 4}); // stride 0 along the rows
   std::cout << "bias as 3x4 " << B.layout() << "\n";
   lz::matrix<double> C = A + B; // one loop; A + bias would not compile (ranks differ)
+  std::cout << lz::explain(C, A + B);
   std::cout << "A + bias =\n" << C << "\n";
 
   // Views are writable when their tensor is: assignment writes through.

@@ -2,6 +2,7 @@
 // generic algorithms are written once against lz::expression.
 //
 // CI runs this example and checks these lines of its output (examples/check_output.cmake):
+// output: plan: dst(7,):(1,) = (map((2 * t(7,))) + 1)
 // output: column norms of A = [5. 1.]
 // output: max of 2x + 1 = 7
 #include <lz/lz.hpp>
@@ -32,7 +33,8 @@ lz::vector<lz::value_t<M>> column_norms(const M& m) {
 
 int main() {
   lz::vector<double> x = lz::linspace(-3.0, 3.0, 7);
-  lz::vector<double> y = lz::map(softplus{}, 2.0 * x) + 1.0; // one fused loop
+  lz::vector<double> y = lz::map(softplus{}, 2.0 * x) + 1.0; // one fused loop:
+  std::cout << lz::explain(y, lz::map(softplus{}, 2.0 * x) + 1.0);
   std::cout << "softplus(2x) + 1 = " << y << "\n";
 
   // A lambda with two operands works too (scalar-only: it runs as a fused scalar loop).
