@@ -496,6 +496,7 @@ BOOST_AUTO_TEST_CASE(explain_shows_the_device_plan) {
   const std::string alias = lz::explain(lz::device, dS, dQ * dS);
   BOOST_TEST(alias.find("temporaries: 1") != std::string::npos, alias);
   BOOST_TEST(rec.calls().empty()); // explain runs nothing
+  BOOST_TEST_MESSAGE(w4 << w7 << alias);
 }
 
 BOOST_AUTO_TEST_CASE(products_on_a_stream_run_asynchronously_until_sync) {
