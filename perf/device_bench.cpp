@@ -4,7 +4,12 @@
 // CPU lz::par path over the same memory, so the TBB backend is compared with the engine's own
 // SIMD+TBB loop. The GPU build (device_bench.cu) runs the same code through nvcc.
 //   device_bench [n=1e8] [reps=5]        prints one line per workload: median time, GB/s
+//   device_bench products [n] [reps=5]   W4, W6, W7 on n×n doubles (n = 4096 on a GPU, 1024 on
+//                                        the host system) against the direct device BLAS call
+//                                        (cuBLAS) / gemm + one hand-written bias+ReLU kernel
 #include <lz/device.hpp>
+#include <lz/kernels/cuda/blas.hpp>
+#include <lz/kernels/thrust/launch.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -34,9 +39,87 @@ void row(const char* name, double ms, double bytes, double copy_gbs) {
   std::printf("%-38s %10.2f ms %8.1f GB/s %6.2fx copy\n", name, ms, gbs, gbs / copy_gbs);
 }
 
+// The hand-written baseline of W7's elementwise half: C(i, j) = max(C(i, j) + b(j), 0).
+struct bias_relu_fn {
+  double* c;
+  const double* b;
+  lz::index_t n;
+  LZ_HD void operator()(lz::index_t i) const {
+    const double v = c[i] + b[i % n];
+    c[i] = v > 0 || v != v ? v : 0.0;
+  }
+};
+
+void product_row(const char* name, double ms, double flops, double base_ms) {
+  std::printf("%-52s %10.3f ms %8.1f GFLOP/s %6.3fx direct\n", name, ms, flops / (ms * 1e6),
+              ms / base_ms);
+}
+
+// W4 C = transpose(A)*B, W6 C = 2*A*B + 3*C, W7 D = maximum(A*B + broadcast_to(b), 0): lazuli's
+// device plan against the same device BLAS call made directly (one cuBLAS call on a GPU).
+int products(lz::index_t n, int reps) {
+  namespace dblas = lz::kernels::dev::blas;
+  using dblas::order;
+  using dblas::trans;
+  std::printf("%s, products on %lld x %lld doubles, median of %d (%s)\n", lz::device_info().c_str(),
+              (long long)n, (long long)n, reps, dblas::info());
+  const lz::shape_t<2> s{n, n};
+  auto A = lz::to_device(lz::random<double>(s, 1)), B = lz::to_device(lz::random<double>(s, 2));
+  auto b = lz::to_device(lz::random<double>(lz::shape_t<1>{n}, 3));
+  lz::device_tensor<double, 2> C(s), D(s);
+  C = 0.5 * A;
+  const double flops = 2.0 * double(n) * double(n) * double(n);
+  auto sync = [] { lz::kernels::dev::stream_sync(nullptr); };
+
+  const double w4_direct = median_ms(reps, [&] {
+    dblas::gemm(nullptr, order::row_major, trans::transpose, trans::none, n, n, n, 1.0, A.data(), n,
+                B.data(), n, 0.0, C.data(), n);
+    sync();
+  });
+  product_row("W4 direct gemm(T, N)", w4_direct, flops, w4_direct);
+  product_row("W4 C = transpose(A)*B  (lazuli device)",
+              median_ms(reps, [&] { C = lz::transpose(A) * B; }), flops, w4_direct);
+
+  const double w6_direct = median_ms(reps, [&] {
+    dblas::gemm(nullptr, order::row_major, trans::none, trans::none, n, n, n, 2.0, A.data(), n,
+                B.data(), n, 3.0, C.data(), n);
+    sync();
+  });
+  product_row("W6 direct gemm(alpha=2, beta=3)", w6_direct, flops, w6_direct);
+  product_row("W6 C = 2*A*B + 3*C  (lazuli device)",
+              median_ms(reps, [&] { C = 2.0 * A * B + 3.0 * C; }), flops, w6_direct);
+
+  const double w7_direct = median_ms(reps, [&] {
+    dblas::gemm(nullptr, order::row_major, trans::none, trans::none, n, n, n, 1.0, A.data(), n,
+                B.data(), n, 0.0, D.data(), n);
+    lz::kernels::dev::with_policy({nullptr}, "bias+relu baseline", [&](auto&& pol) {
+      thrust::for_each_n(pol, thrust::counting_iterator<lz::index_t>(0), n * n,
+                         bias_relu_fn{D.data(), b.data(), n});
+    });
+    sync();
+  });
+  product_row("W7 direct gemm + one bias/ReLU kernel", w7_direct, flops, w7_direct);
+  auto w7 = [&] { D = lz::maximum(A * B + lz::broadcast_to(b, {n, n}), 0.0); };
+  product_row("W7 D = maximum(A*B + b, 0)  (lazuli, epilogue)", median_ms(reps, w7), flops,
+              w7_direct);
+  dblas::set_epilogue_enabled(false);
+  product_row("W7 (lazuli, epilogue off: gemm + one pass)", median_ms(reps, w7), flops, w7_direct);
+  dblas::set_epilogue_enabled(true);
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "products") {
+    if (!lz::device_available()) {
+      std::printf("no usable device: skipping\n");
+      return 77;
+    }
+    const lz::index_t n =
+        argc > 2 ? lz::index_t(std::atof(argv[2])) : lz::index_t(LZ_DEVICE_IS_GPU ? 4096 : 1024);
+    return products(n, argc > 3 ? std::atoi(argv[3]) : 5);
+  }
   const lz::index_t n = argc > 1 ? lz::index_t(std::atof(argv[1])) : lz::index_t(100000000);
   const int reps = argc > 2 ? std::atoi(argv[2]) : 5;
   if (!lz::device_available()) {

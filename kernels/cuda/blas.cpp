@@ -15,6 +15,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <type_traits>
 
 namespace lz::kernels::dev::blas {
 inline namespace LZ_DEVICE_ABI {
@@ -86,11 +87,19 @@ void trace(const char* routine, order o, trans ta, trans tb, index_t m, index_t 
                        " beta=" + std::to_string(beta));
 }
 
+template <class T>
+void note(const char* op, order o, trans ta, trans tb, index_t m, index_t n, index_t k, index_t lda,
+          index_t ldb, index_t ldc, T alpha, T beta) {
+  record({(std::is_same_v<T, float> ? "s" : "d") + std::string(op), o, ta, tb, m, n, k, lda, ldb,
+          ldc, double(alpha), double(beta)});
+}
+
 template <class T, class F>
 void gemm_impl(F fn, const char* name, void* stream, order o, trans ta, trans tb, index_t m,
                index_t n, index_t k, T alpha, const T* A, index_t lda, const T* B, index_t ldb,
                T beta, T* C, index_t ldc) {
   trace(name, o, ta, tb, m, n, k, double(alpha), double(beta));
+  note("gemm", o, ta, tb, m, n, k, lda, ldb, ldc, alpha, beta);
   cublasHandle_t h = handle_for(stream);
   if (o == order::col_major)
     check(fn(h, op_of(ta), op_of(tb), m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc), name);
@@ -104,6 +113,7 @@ void gemv_impl(F fn, const char* name, void* stream, order o, trans t, index_t m
                T alpha, const T* A, index_t lda, const T* x, index_t incx, T beta, T* y,
                index_t incy) {
   trace(name, o, t, trans::none, m, n, 0, double(alpha), double(beta));
+  note("gemv", o, t, trans::none, m, n, 0, lda, incx, incy, alpha, beta);
   cublasHandle_t h = handle_for(stream);
   const index_t nx = t == trans::none ? n : m, ny = t == trans::none ? m : n;
   x = first_in_memory(x, nx, incx);
@@ -133,6 +143,7 @@ template <class T>
 bool gemm_bias_relu_impl(void* stream, trans ta, trans tb, index_t m, index_t n, index_t k, T alpha,
                          const T* A, index_t lda, const T* B, index_t ldb, const T* bias, T* C,
                          index_t ldc) {
+  if (!epilogue_enabled()) return false;
   constexpr bool dbl = std::is_same_v<T, double>;
   const cudaDataType_t dt = dbl ? CUDA_R_64F : CUDA_R_32F;
   const cublasComputeType_t ct = dbl ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F;
@@ -185,6 +196,7 @@ bool gemm_bias_relu_impl(void* stream, trans ta, trans tb, index_t m, index_t n,
   pool_deallocate(w, ws, stream);
   check(s, "cublasLtMatmul(bias+relu)");
   check_launch("cublasLtMatmul");
+  note("gemm_bias_relu", order::row_major, ta, tb, m, n, k, lda, ldb, ldc, alpha, T(0));
   return true;
 }
 
@@ -210,13 +222,23 @@ void gemv(void* s, order o, trans t, index_t m, index_t n, double alpha, const d
           index_t lda, const double* x, index_t incx, double beta, double* y, index_t incy) {
   gemv_impl(cublasDgemv_64, "cublasDgemv", s, o, t, m, n, alpha, A, lda, x, incx, beta, y, incy);
 }
+void scal(void* s, index_t n, float alpha, float* x, index_t incx) {
+  note("scal", order::row_major, trans::none, trans::none, 0, n, 0, incx, 0, 0, alpha, 0.0f);
+  check(cublasSscal_64(handle_for(s), n, &alpha, first_in_memory(x, n, incx), incx), "cublasSscal");
+}
+void scal(void* s, index_t n, double alpha, double* x, index_t incx) {
+  note("scal", order::row_major, trans::none, trans::none, 0, n, 0, incx, 0, 0, alpha, 0.0);
+  check(cublasDscal_64(handle_for(s), n, &alpha, first_in_memory(x, n, incx), incx), "cublasDscal");
+}
 void axpy(void* s, index_t n, float alpha, const float* x, index_t incx, float* y, index_t incy) {
+  note("axpy", order::row_major, trans::none, trans::none, 0, n, 0, incx, incy, 0, alpha, 1.0f);
   check(cublasSaxpy_64(handle_for(s), n, &alpha, first_in_memory(x, n, incx), incx,
                        first_in_memory(y, n, incy), incy),
         "cublasSaxpy");
 }
 void axpy(void* s, index_t n, double alpha, const double* x, index_t incx, double* y,
           index_t incy) {
+  note("axpy", order::row_major, trans::none, trans::none, 0, n, 0, incx, incy, 0, alpha, 1.0);
   check(cublasDaxpy_64(handle_for(s), n, &alpha, first_in_memory(x, n, incx), incx,
                        first_in_memory(y, n, incy), incy),
         "cublasDaxpy");
@@ -225,6 +247,7 @@ void axpy(void* s, index_t n, double alpha, const double* x, index_t incx, doubl
 template <class T, class F>
 void dot_impl(F fn, const char* name, void* s, index_t n, const T* x, index_t incx, const T* y,
               index_t incy, T* result) {
+  note("dot", order::row_major, trans::none, trans::none, 0, n, 0, incx, incy, 0, T(1), T(0));
   cublasHandle_t h = handle_for(s);
   std::lock_guard lock(g_mutex); // pointer mode is per handle: keep the switch atomic
   check(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_DEVICE), "cublasSetPointerMode");

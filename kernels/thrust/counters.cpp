@@ -1,8 +1,11 @@
 // Counters behind lz::device_stats(), shared by both device runtimes (runtime_host.cpp and
-// cuda/runtime.cpp) and the launch code: allocations, pool use, transfers, launches.
+// cuda/runtime.cpp) and the launch code: allocations, pool use, transfers, launches; and the
+// device BLAS call recorder and epilogue switch shared by blas_host.cpp and cuda/blas.cpp.
+#include <lz/kernels/cuda/blas.hpp>
 #include <lz/kernels/cuda/runtime.hpp>
 
 #include <atomic>
+#include <mutex>
 
 namespace lz::kernels::dev {
 inline namespace LZ_DEVICE_ABI {
@@ -60,3 +63,35 @@ void reset_counters() noexcept {
 
 } // namespace LZ_DEVICE_ABI
 } // namespace lz::kernels::dev
+
+namespace lz::kernels::dev::blas {
+inline namespace LZ_DEVICE_ABI {
+namespace {
+std::atomic<bool> g_epilogue{true}, g_recording{false};
+std::mutex g_calls_mutex;
+std::vector<call>& calls() {
+  static auto* v = new std::vector<call>; // outlives static destructors
+  return *v;
+}
+} // namespace
+
+void set_epilogue_enabled(bool on) noexcept { g_epilogue.store(on, std::memory_order_relaxed); }
+bool epilogue_enabled() noexcept { return g_epilogue.load(std::memory_order_relaxed); }
+
+void record_calls(bool on) {
+  std::lock_guard lock(g_calls_mutex);
+  if (on) calls().clear();
+  g_recording.store(on, std::memory_order_relaxed);
+}
+std::vector<call> recorded_calls() {
+  std::lock_guard lock(g_calls_mutex);
+  return calls();
+}
+void record(const call& c) {
+  if (!g_recording.load(std::memory_order_relaxed)) return;
+  std::lock_guard lock(g_calls_mutex);
+  calls().push_back(c);
+}
+
+} // namespace LZ_DEVICE_ABI
+} // namespace lz::kernels::dev::blas

@@ -9,8 +9,8 @@
 //              (kernels/thrust/launch.hpp: thrust::transform / for_each_n on the stream)
 //   3. lz::device waits for the stream; lz::device.on(s) returns at once (sync() later).
 // Full reductions (lz::eval(lz::device, lz::sum(d))) are one thrust::transform_reduce and return
-// their value to the host. Products are wired by the fusion plan's device steps onto the cuBLAS
-// wrappers (kernels/include/lz/kernels/cuda/blas.hpp).
+// their value to the host. A tree with a product anywhere (and, from lz::thresholds().level1_blas
+// up, an axpy/scal shape) goes through the fusion pass instead, with device steps: device/plan.hpp.
 #pragma once
 
 #include <lz/device/kernel_view.hpp>
@@ -216,6 +216,39 @@ bool leaves_touch(device_view<T, R> dst, const E& e) {
   return hit;
 }
 
+/// True when a product (matmul node) sits anywhere in e, under maps, views or reductions.
+template <class E>
+constexpr bool has_product() {
+  using X = std::remove_cvref_t<E>;
+  if constexpr (is_matmul_v<X>)
+    return true;
+  else if constexpr (std::is_same_v<kind_t<X>, map_kind>)
+    return []<class F, class... A>(const map_expr<F, A...>*) {
+      return (false || ... || has_product<A>());
+    }(static_cast<const X*>(nullptr));
+  else if constexpr (requires { std::declval<const X&>().arg; })
+    return has_product<decltype(std::declval<const X&>().arg)>();
+  else
+    return false;
+}
+
+// Defined in device/plan.hpp (included at the end of this header): the fusion pass with device
+// steps, for trees with products.
+template <assign_op Op, class T, std::size_t R, class E>
+void device_plan(const device_policy& pol, device_view<T, R> dst, const E& e, device_temps& temps);
+
+/// Whether dst ⊕= e goes through the fusion pass (device/plan.hpp) rather than straight to the
+/// device reduce/map rules: products anywhere, or an axpy/scal shape from level1_blas up.
+template <class T, std::size_t R, class E>
+bool device_uses_plan(device_view<T, R> dst) {
+  if constexpr (has_product<E>())
+    return true;
+  else if constexpr (R > 0 && fusion::rules::level1::matches<E, T>)
+    return dst.size() >= thresholds().level1_blas;
+  else
+    return false;
+}
+
 template <assign_op Op, class T, std::size_t R, class E>
 void device_assign_with(const device_policy& pol, device_view<T, R> dst, const E& e) {
   static_assert(!std::is_const_v<T>, "lz: cannot assign to a read-only device view");
@@ -236,14 +269,21 @@ void device_assign_with(const device_policy& pol, device_view<T, R> dst, const E
     const long long t0 = logging::on(logging::device) ? logging::now_ns() : 0;
     {
       device_temps temps(pol.stream);
-      bool done = false;
-      if constexpr (fusion::is_axis_reduction_v<E>) {
-        if (dst.shape() == e.shape() && !leaves_touch(dst, e.arg)) {
-          device_reduce_axis<Op>(pol, dst, e, temps);
+      if constexpr (has_product<E>()) {
+        device_plan<Op>(pol, dst, e, temps);
+      } else {
+        bool done = false;
+        if (device_uses_plan<T, R, E>(dst)) {
+          device_plan<Op>(pol, dst, e, temps);
           done = true;
+        } else if constexpr (fusion::is_axis_reduction_v<E>) {
+          if (dst.shape() == e.shape() && !leaves_touch(dst, e.arg)) {
+            device_reduce_axis<Op>(pol, dst, e, temps);
+            done = true;
+          }
         }
+        if (!done) device_map<Op>(pol, dst, e, temps);
       }
-      if (!done) device_map<Op>(pol, dst, e, temps);
     }
     if (!pol.async) kernels::dev::stream_sync(pol.stream);
     if (logging::on(logging::device) && !pol.async)
@@ -342,3 +382,5 @@ requires(!detail::is_kind_v<E, detail::leaf_kind>) std::ostream& operator<<(std:
 }
 
 } // namespace lz
+
+#include <lz/device/plan.hpp> // device_plan, device_materialize(matmul_expr)

@@ -78,6 +78,10 @@ device_materialize(const reduce_expr<Op, Fin, E>& r, detail::kernel_build& ctx);
 template <class Op, class Fin, class E>
 const typename reduce_axis_expr<Op, Fin, E>::value_type*
 device_materialize(const reduce_axis_expr<Op, Fin, E>& r, detail::kernel_build& ctx);
+// A product under a reduction (lz::sum(A * B)): planned by device/plan.hpp into a temporary.
+template <class A, class B>
+const typename matmul_expr<A, B>::value_type* device_materialize(const matmul_expr<A, B>& p,
+                                                                 detail::kernel_build& ctx);
 
 namespace detail {
 
@@ -186,6 +190,10 @@ std::string opaque_text(const E&) {
 template <class Op, class Fin, class E>
 std::string opaque_text(const reduce_expr<Op, Fin, E>& r) {
   return std::string(Fin::name[0] ? Fin::name : Op::name) + "(" + tree_text(r.arg) + ")";
+}
+template <class A, class B>
+std::string opaque_text(const matmul_expr<A, B>& p) {
+  return "(" + tree_text(p.lhs) + " · " + tree_text(p.rhs) + ")";
 }
 template <class Op, class Fin, class E>
 std::string opaque_text(const reduce_axis_expr<Op, Fin, E>& r) {

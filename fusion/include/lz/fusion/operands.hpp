@@ -11,8 +11,9 @@ namespace lz::fusion {
 
 // Defined in rules.hpp: lowers `dst ⊕= e` through the ordered rule list (used to evaluate an
 // operand that is not a plain view into a temporary).
-template <lz::detail::assign_op Op, class Sink, class P, class T, std::size_t R, class E>
-void plan_assign(Sink& s, const P& pol, tensor_view<T, R> dst, const E& e);
+template <lz::detail::assign_op Op, class Sink, class P, template <class, std::size_t> class View,
+          class T, std::size_t R, class E>
+void plan_assign(Sink& s, const P& pol, View<T, R> dst, const E& e);
 
 namespace detail_operands {
 
@@ -78,9 +79,9 @@ mat<const V> mat_of(const L& leaf, origin from = {}) {
     return {leaf.data(), l.extents[0], 1, l.strides[0], 1, from};
 }
 
-/// A mat as a read-only view of rank R (for copy loops).
-template <std::size_t R, class V>
-tensor_view<const V, R> view_of(const mat<V>& m) {
+/// A mat as a read-only view of rank R (for copy loops), of the sink's view kind.
+template <std::size_t R, class Sink, class V>
+auto view_of(const Sink&, const mat<V>& m) {
   strided_layout<R> l;
   l.extents[0] = m.rows;
   l.strides[0] = m.rs;
@@ -88,12 +89,12 @@ tensor_view<const V, R> view_of(const mat<V>& m) {
     l.extents[1] = m.cols;
     l.strides[1] = m.cs;
   }
-  return tensor_view<const V, R>(m.ptr, l, lz::detail::trusted);
+  return typename Sink::template view<const V, R>(m.ptr, l, lz::detail::trusted);
 }
 
 /// Writable mat of a destination view.
-template <class V, std::size_t R>
-mat<V> mat_of_dst(tensor_view<V, R> d, origin from) {
+template <template <class, std::size_t> class View, class V, std::size_t R>
+mat<V> mat_of_dst(View<V, R> d, origin from) {
   const auto& l = d.layout();
   if constexpr (R == 2)
     return {d.data(), l.extents[0], l.extents[1], l.strides[0], l.strides[1], from};
@@ -178,7 +179,7 @@ mat<const V> copy_to_blas_layout(Sink& s, const P& pol, const mat<const V>& m, c
            ") into row-major");
   auto t = s.template temp<V, 2>({m.rows, m.cols}, what);
   const int id = s.last_temp();
-  plan_assign<lz::detail::assign_op::set>(s, pol, t, view_of<2>(m));
+  plan_assign<lz::detail::assign_op::set>(s, pol, t, view_of<2>(s, m));
   return mat_of<V>(t, origin{id});
 }
 

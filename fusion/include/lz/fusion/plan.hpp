@@ -165,6 +165,11 @@ inline constexpr bool generic_gemm_type_v =
 class exec_sink {
  public:
   static constexpr bool executes = true;
+  /// Steps run on the host (device sinks: include/lz/device/plan.hpp).
+  static constexpr bool on_device = false;
+  /// The view kind plans build over this sink's memory (temporaries, substituted groups).
+  template <class U, std::size_t R>
+  using view = tensor_view<U, R>;
   exec_sink() = default;
   exec_sink(const exec_sink&) = delete;
   exec_sink& operator=(const exec_sink&) = delete;
@@ -223,6 +228,9 @@ class exec_sink {
 class explain_sink {
  public:
   static constexpr bool executes = false;
+  static constexpr bool on_device = false;
+  template <class U, std::size_t R>
+  using view = tensor_view<U, R>;
 
   template <class T, std::size_t R>
   tensor_view<T, R> temp(const shape_t<R>& s, const char* why) {
@@ -311,7 +319,7 @@ class explain_sink {
 
   int steps() const { return nsteps_; }
 
- private:
+ protected: // the device explain sink (include/lz/device/plan.hpp) records through these
   void line(const std::string& s) { steps_ += "  " + s + "\n"; }
   void step(const std::string& s, const char* rule) {
     ++nsteps_;

@@ -102,11 +102,12 @@ void emit_gemm(Sink& s, const P& pol, const char* rule, mat<const V> A, mat<cons
       mat<V> T = mat_of_dst(t, origin{id});
       if (beta != V(0))
         plan_assign<lz::detail::assign_op::set>(
-            s, pol, t, view_of<2>(mat<const V>{C.ptr, C.rows, C.cols, C.rs, C.cs, C.from}));
+            s, pol, t, view_of<2>(s, mat<const V>{C.ptr, C.rows, C.cols, C.rs, C.cs, C.from}));
       emit_gemm<V>(s, pol, rule, A, B, T, alpha, beta);
-      tensor_view<V, 2> cview(C.ptr, strided_layout<2>{{m, n}, {C.rs, C.cs}}, lz::detail::trusted);
+      typename Sink::template view<V, 2> cview(C.ptr, strided_layout<2>{{m, n}, {C.rs, C.cs}},
+                                               lz::detail::trusted);
       plan_assign<lz::detail::assign_op::set>(
-          s, pol, cview, view_of<2>(mat<const V>{T.ptr, m, n, T.rs, T.cs, T.from}));
+          s, pol, cview, view_of<2>(s, mat<const V>{T.ptr, m, n, T.rs, T.cs, T.from}));
       return;
     }
     g.ldc = cv.ld;

@@ -46,14 +46,23 @@ constexpr rule_id rule_for() {
 template <class T, class E>
 inline constexpr rule_id rule_v = rule_for<T, std::remove_cvref_t<E>>();
 
-template <lz::detail::assign_op Op, class Sink, class P, class T, std::size_t R, class E>
-void plan_assign(Sink& s, const P& pol, tensor_view<T, R> dst, const E& e) {
+/// Lowers dst ⊕= e into steps on sink s. Host sinks (plan.hpp) run reductions and loops on the
+/// CPU; device sinks (include/lz/device/plan.hpp, `Sink::on_device`) provide `reduce` and `map`
+/// steps of their own (Thrust) and device BLAS for the product steps. Every other decision is
+/// this list's, for both.
+template <lz::detail::assign_op Op, class Sink, class P, template <class, std::size_t> class View,
+          class T, std::size_t R, class E>
+void plan_assign(Sink& s, const P& pol, View<T, R> dst, const E& e) {
   if constexpr (scalar_like<E>) {
     plan_assign<Op>(s, pol, dst, scalar_expr<T>{static_cast<T>(e)});
   } else {
     // reduce: an axis reduction straight into the destination
     if constexpr (is_axis_reduction_v<E> || is_full_reduction_v<E>) {
-      if (try_reduce<Op>(s, pol, dst, e)) return;
+      if constexpr (Sink::on_device) {
+        if (s.template reduce<Op>(pol, dst, e)) return;
+      } else {
+        if (try_reduce<Op>(s, pol, dst, e)) return;
+      }
     }
     // gemm / gemv / sum of products: product terms → BLAS calls accumulating into dst
     if constexpr (term_counts_v<E>.products > 0) {
@@ -69,6 +78,8 @@ void plan_assign(Sink& s, const P& pol, tensor_view<T, R> dst, const E& e) {
     // nested: products and reductions inside an elementwise tree → planned first, then a loop
     if constexpr (detail_nested::count_groups<E>() > 0) {
       lower_nested<Op>(s, pol, dst, e);
+    } else if constexpr (Sink::on_device) {
+      s.template map<Op>(pol, dst, e);
     } else {
       // map: everything elementwise, one loop (the fallback; always applies)
       lower_map<Op>(s, pol, dst, e);

@@ -163,8 +163,8 @@ void for_each_leaf_deep(const E& e, F&& v) {
 }
 
 /// Any memory leaf under e shares bytes with dst.
-template <class T, std::size_t R, class E>
-bool touches_dst(tensor_view<T, R> dst, const E& e) {
+template <template <class, std::size_t> class View, class T, std::size_t R, class E>
+bool touches_dst(View<T, R> dst, const E& e) {
   if (dst.empty()) return false;
   const char* d0 = reinterpret_cast<const char*>(dst.data() + dst.layout().min_offset());
   const char* d1 = reinterpret_cast<const char*>(dst.data() + dst.layout().max_offset() + 1);
@@ -183,8 +183,9 @@ bool touches_dst(tensor_view<T, R> dst, const E& e) {
 /// gemm/gemv/syrk steps and at most one loop. Returns false, doing nothing, when it does not
 /// apply (products that read the destination, other element types, a broadcast result); the
 /// nested rule then takes over.
-template <lz::detail::assign_op Op, class Sink, class P, class T, std::size_t R, class E>
-bool lower_terms(Sink& s, const P& pol, tensor_view<T, R> dst, const E& e, const char* rule) {
+template <lz::detail::assign_op Op, class Sink, class P, template <class, std::size_t> class View,
+          class T, std::size_t R, class E>
+bool lower_terms(Sink& s, const P& pol, View<T, R> dst, const E& e, const char* rule) {
   using lz::detail::assign_op;
   if constexpr (R == 0 || !(Op == assign_op::set || Op == assign_op::add || Op == assign_op::sub)) {
     return false;

@@ -46,8 +46,9 @@ bool as_vector(const L& leaf, mat<V>& out, origin from) {
 } // namespace detail_level1
 
 /// axpy / scal when the assignment has that exact shape and BLAS 1 is enabled for its size.
-template <lz::detail::assign_op Op, class Sink, class T, std::size_t R, class E>
-bool lower_level1(Sink& s, tensor_view<T, R> dst, const E& e) {
+template <lz::detail::assign_op Op, class Sink, template <class, std::size_t> class View, class T,
+          std::size_t R, class E>
+bool lower_level1(Sink& s, View<T, R> dst, const E& e) {
   using lz::detail::assign_op;
   if constexpr (R == 0) {
     return false;

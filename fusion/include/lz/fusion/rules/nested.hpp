@@ -60,8 +60,9 @@ struct raw_view {
   index_t strides[max_rank] = {};
 };
 
-// e with group i replaced by a read-only view of slots[i] (in for_each_group order).
-template <class E>
+// e with group i replaced by a read-only view (of the sink's kind) of slots[i] (in
+// for_each_group order).
+template <class Sink, class E>
 auto substitute(const E& e, const raw_view* slots, std::size_t& i) {
   if constexpr (is_group<E>()) {
     constexpr std::size_t R = rank_v<E>;
@@ -72,20 +73,21 @@ auto substitute(const E& e, const raw_view* slots, std::size_t& i) {
       l.strides[k] = r.strides[k];
     }
     using V = value_t<E>;
-    return tensor_view<const V, R>(static_cast<const V*>(r.ptr), l, lz::detail::trusted);
+    return typename Sink::template view<const V, R>(static_cast<const V*>(r.ptr), l,
+                                                    lz::detail::trusted);
   } else if constexpr (std::is_same_v<K<E>, lz::detail::map_kind>) {
     return [&]<class F, class... A>(const map_expr<F, A...>& m) {
       return [&]<std::size_t... J>(std::index_sequence<J...>) {
-        using M = map_expr<F, decltype(substitute(lz::detail::get<J>(m.args), slots, i))...>;
-        return M{m.f, {{substitute(lz::detail::get<J>(m.args), slots, i)}...}, m.shape_};
+        using M = map_expr<F, decltype(substitute<Sink>(lz::detail::get<J>(m.args), slots, i))...>;
+        return M{m.f, {{substitute<Sink>(lz::detail::get<J>(m.args), slots, i)}...}, m.shape_};
       }
       (std::index_sequence_for<A...>{});
     }(e);
   } else if constexpr (std::is_same_v<K<E>, lz::detail::permute_kind>) {
-    auto a = substitute(e.arg, slots, i);
+    auto a = substitute<Sink>(e.arg, slots, i);
     return permute_expr<decltype(a)>{std::move(a), e.perm, e.shape_};
   } else if constexpr (std::is_same_v<K<E>, lz::detail::broadcast_kind>) {
-    auto a = substitute(e.arg, slots, i);
+    auto a = substitute<Sink>(e.arg, slots, i);
     return broadcast_expr<decltype(a), rank_v<E>>{std::move(a), e.shape_};
   } else {
     return e;
@@ -95,8 +97,9 @@ auto substitute(const E& e, const raw_view* slots, std::size_t& i) {
 } // namespace detail_nested
 
 /// Products/reductions anywhere in the tree: each group planned first, then one loop.
-template <lz::detail::assign_op Op, class Sink, class P, class T, std::size_t R, class E>
-void lower_nested(Sink& s, const P& pol, tensor_view<T, R> dst, const E& e) {
+template <lz::detail::assign_op Op, class Sink, class P, template <class, std::size_t> class View,
+          class T, std::size_t R, class E>
+void lower_nested(Sink& s, const P& pol, View<T, R> dst, const E& e) {
   using namespace detail_nested;
   constexpr std::size_t N = count_groups<E>();
   raw_view slots[N];
@@ -112,10 +115,11 @@ void lower_nested(Sink& s, const P& pol, tensor_view<T, R> dst, const E& e) {
       into_dst = dst_free && g.shape() == dst.shape();
       dst_free = dst_free && !into_dst;
     }
-    // (tensor_view's operator= writes elements, so the view is initialised, never rebound.)
-    const tensor_view<V, RG> target = [&] {
+    // (a view's operator= writes elements, so the view is initialised, never rebound.)
+    using target_view = typename Sink::template view<V, RG>;
+    const target_view target = [&] {
       if constexpr (std::is_same_v<V, T> && RG == R)
-        if (into_dst) return tensor_view<V, RG>(dst.data(), dst.layout(), lz::detail::trusted);
+        if (into_dst) return target_view(dst.data(), dst.layout(), lz::detail::trusted);
       return s.template temp<V, RG>(g.shape(), "nested product/reduction");
     }();
     if (s.noting())
@@ -128,7 +132,7 @@ void lower_nested(Sink& s, const P& pol, tensor_view<T, R> dst, const E& e) {
     for (std::size_t k = 0; k < RG; ++k) r.strides[k] = target.layout().strides[k];
   });
   std::size_t j = 0;
-  const auto e2 = substitute(e, slots, j);
+  const auto e2 = substitute<Sink>(e, slots, j);
   plan_assign<Op>(s, pol, dst, e2);
 }
 

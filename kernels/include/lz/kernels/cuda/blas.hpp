@@ -12,6 +12,8 @@
 #include <lz/kernels/blas/blas.hpp>
 
 #include <complex>
+#include <string>
+#include <vector>
 
 namespace lz::kernels::dev::blas {
 inline namespace LZ_DEVICE_ABI {
@@ -33,6 +35,10 @@ void gemv(void* stream, order o, trans t, index_t m, index_t n, float alpha, con
           index_t lda, const float* x, index_t incx, float beta, float* y, index_t incy);
 void gemv(void* stream, order o, trans t, index_t m, index_t n, double alpha, const double* A,
           index_t lda, const double* x, index_t incx, double beta, double* y, index_t incy);
+
+/// x = alpha·x.
+void scal(void* stream, index_t n, float alpha, float* x, index_t incx);
+void scal(void* stream, index_t n, double alpha, double* x, index_t incx);
 
 /// y = alpha·x + y.
 void axpy(void* stream, index_t n, float alpha, const float* x, index_t incx, float* y,
@@ -60,6 +66,30 @@ bool gemm_bias_relu(void* stream, trans ta, trans tb, index_t m, index_t n, inde
 
 /// "cuBLAS 13.1" or "CBLAS on the host system (OpenBLAS ...)".
 const char* info() noexcept;
+
+/// Turns the cuBLASLt bias+ReLU epilogue off (gemm_bias_relu then returns false at once and the
+/// plan runs gemm + one elementwise pass): perf/device_bench's A/B measurement and the fallback's
+/// tests. On by default.
+void set_epilogue_enabled(bool on) noexcept;
+bool epilogue_enabled() noexcept;
+
+/// One device product call as issued (both implementations, and the own Thrust kernels of
+/// kernels/thrust/gemm_generic.hpp): what tests assert plans against. Flags are the interface's
+/// (before the row-major → column-major mapping); vectors have m (and n for gemv), k = 0.
+struct call {
+  std::string routine; ///< "dgemm", "sgemv", "daxpy", "dscal", "ddot", "dgemm_bias_relu",
+                       ///< "gemm_generic", "gemv_generic"
+  order o = order::row_major;
+  trans ta = trans::none, tb = trans::none;
+  index_t m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0;
+  double alpha = 0, beta = 0;
+};
+/// Starts (clearing the list) or stops recording calls; off by default (no cost beyond a flag).
+void record_calls(bool on);
+/// The calls recorded since recording started.
+std::vector<call> recorded_calls();
+/// Records one call (implementations; a no-op unless recording).
+void record(const call& c);
 
 } // namespace LZ_DEVICE_ABI
 } // namespace lz::kernels::dev::blas

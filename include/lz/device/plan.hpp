@@ -1,0 +1,499 @@
+// Device plans: products (and everything around them) on the device through the SAME fusion pass
+// as the host. fusion::plan_assign (fusion/rules.hpp) makes every decision — gemm/gemv/syrk/chain
+// order, α/β folding, trans flags from layouts, copies into BLAS layouts, own kernels for integer
+// or awkward small products, temporaries for aliasing, nested groups — and calls a sink for each
+// step; the sinks here turn the steps into device work:
+//   gemm/gemv/axpy/scal → lz::kernels::dev::blas (cuBLAS, or CBLAS on the host system)
+//   syrk                → one device gemm (the device BLAS interface has no syrk + mirror)
+//   own-kernel steps    → kernels/thrust/gemm_generic.hpp (one Thrust launch, any strides)
+//   reduce / map        → the device reduce rule and the one-loop map (device/evaluate.hpp)
+//   temporaries         → the stream-ordered pool (device_temps), never cudaMalloc
+// One device-only rule runs first: maximum(α·A·B + broadcast_to(bias, {m, n}), 0) → one
+// cuBLASLt matmul with the bias+ReLU epilogue (falling back to gemm + one elementwise pass).
+// device_exec_sink runs; device_explain_sink records (lz::explain(lz::device, dst, e)).
+#pragma once
+
+#include <lz/device/evaluate.hpp>
+#include <lz/fusion/rules.hpp>
+#include <lz/kernels/cuda/blas.hpp>
+#include <lz/kernels/thrust/gemm_generic.hpp>
+
+#include <string>
+#include <vector>
+
+namespace lz {
+namespace detail {
+
+/// One bias+ReLU step: C = max(alpha·op(A)·op(B) + bias (per column), 0), row-major C.
+template <class V>
+struct bias_relu_step {
+  fusion::gemm_step<V> g;
+  const V* bias = nullptr;
+  fusion::origin bias_from{};
+};
+
+// Device BLAS routine name of a step, as the build runs it: cublasDgemm / cblas_dgemm.
+template <class V>
+std::string device_routine(const char* op) {
+  const bool f = std::is_same_v<V, float>;
+  return LZ_DEVICE_IS_GPU ? std::string("cublas") + (f ? "S" : "D") + op
+                          : std::string("cblas_") + (f ? "s" : "d") + op;
+}
+
+template <class V>
+constexpr void require_device_element() {
+  static_assert(std::is_arithmetic_v<V>,
+                "lz: device products need arithmetic elements (complex on the device is not "
+                "supported)");
+}
+
+/// Runs each step on the device as it is lowered (the normal path of a device assignment).
+class device_exec_sink {
+ public:
+  static constexpr bool executes = true;
+  static constexpr bool on_device = true;
+  template <class U, std::size_t R>
+  using view = device_view<U, R>;
+
+  device_exec_sink(const device_policy& pol, device_temps& temps) : pol_(pol), temps_(temps) {}
+  device_exec_sink(const device_exec_sink&) = delete;
+  device_exec_sink& operator=(const device_exec_sink&) = delete;
+
+  /// A fresh row-major temporary from the stream-ordered pool (returned with the assignment).
+  template <class T, std::size_t R>
+  device_view<T, R> temp(const shape_t<R>& s, const char* why) {
+    const auto l = strided_layout<R>::right(s);
+    T* p = static_cast<T*>(temps_.get(device_bytes(l.size(), sizeof(T))));
+    ++ntemps_;
+    if (LZ_UNLIKELY(logging::on(logging::alloc)))
+      logging::write(logging::alloc,
+                     std::string("device temporary ") + to_string(l) + " " +
+                         fusion::detail_plan::format_bytes(std::size_t(l.size()) * sizeof(T)) +
+                         " (" + why + ")");
+    return device_view<T, R>(p, l, trusted);
+  }
+  int last_temp() const { return ntemps_ - 1; }
+  fusion::origin origin_of(const void*) const { return {}; }
+  void set_dst(const void*) {}
+  bool noting() const { return logging::on(logging::fusion); }
+  void note(const std::string& msg) { logging::write(logging::fusion, msg); }
+
+  template <class V>
+  void gemm(const char* rule, const fusion::gemm_step<V>& g) {
+    require_device_element<V>();
+    trace(rule, g.generic ? "gemm_generic" : "gemm", g.m, g.n, g.k);
+    if constexpr (std::is_same_v<V, float> || std::is_same_v<V, double>) {
+      if (!g.generic) {
+        kernels::dev::blas::gemm(pol_.stream, g.o, g.ta, g.tb, g.m, g.n, g.k, g.alpha, g.A.ptr,
+                                 g.lda, g.B.ptr, g.ldb, g.beta, g.C.ptr, g.ldc);
+        return;
+      }
+    }
+    kernels::dev::gemm_generic<V>(exec_of(pol_), g.m, g.n, g.k, g.alpha, g.A.ptr, g.A.rs, g.A.cs,
+                                  g.B.ptr, g.B.rs, g.B.cs, g.beta, g.C.ptr, g.C.rs, g.C.cs);
+  }
+  template <class V>
+  void gemv(const char* rule, const fusion::gemv_step<V>& g) {
+    require_device_element<V>();
+    trace(rule, g.generic ? "gemv_generic" : "gemv", g.m, g.n, 0);
+    if constexpr (std::is_same_v<V, float> || std::is_same_v<V, double>) {
+      if (!g.generic) {
+        kernels::dev::blas::gemv(pol_.stream, g.o, g.t, g.m, g.n, g.alpha, g.A.ptr, g.lda, g.x.ptr,
+                                 g.x.rs, g.beta, g.y.ptr, g.y.rs);
+        return;
+      }
+    }
+    // g.A is op(A) as used (rows × cols, any strides).
+    kernels::dev::gemv_generic<V>(exec_of(pol_), g.A.rows, g.A.cols, g.alpha, g.A.ptr, g.A.rs,
+                                  g.A.cs, g.x.ptr, g.x.rs, g.beta, g.y.ptr, g.y.rs);
+  }
+  /// syrk (C = α·op(A)·op(A)ᵀ + β·C) as one gemm with B = A and the opposite flag.
+  template <class V>
+  void syrk(const char* rule, const fusion::syrk_step<V>& g) {
+    trace(rule, "syrk as gemm", g.n, g.n, g.k);
+    if constexpr (std::is_same_v<V, float> || std::is_same_v<V, double>) {
+      using kernels::blas::trans;
+      const trans tb = g.t == trans::none ? trans::transpose : trans::none;
+      kernels::dev::blas::gemm(pol_.stream, g.o, g.t, tb, g.n, g.n, g.k, g.alpha, g.A.ptr, g.lda,
+                               g.A.ptr, g.lda, g.beta, g.C.ptr, g.ldc);
+    }
+  }
+  template <class V>
+  void axpy(const char* rule, const fusion::axpy_step<V>& g) {
+    trace(rule, "axpy", g.n, 0, 0);
+    if constexpr (std::is_same_v<V, float> || std::is_same_v<V, double>)
+      kernels::dev::blas::axpy(pol_.stream, g.n, g.alpha, g.x.ptr, g.x.rs, g.y.ptr, g.y.rs);
+  }
+  template <class V>
+  void scal(const char* rule, const fusion::scal_step<V>& g) {
+    trace(rule, "scal", g.n, 0, 0);
+    if constexpr (std::is_same_v<V, float> || std::is_same_v<V, double>)
+      kernels::dev::blas::scal(pol_.stream, g.n, g.alpha, g.x.ptr, g.x.rs);
+  }
+  /// One cuBLASLt call; when the epilogue is unavailable, gemm (β = 0) then ONE elementwise pass
+  /// dst = maximum(dst + bias, 0) (`pass` builds that tree over the destination).
+  template <class V, class Pass>
+  void bias_relu(const bias_relu_step<V>& b, Pass&& pass) {
+    const auto& g = b.g;
+    trace("bias+relu", "gemm_bias_relu", g.m, g.n, g.k);
+    if (kernels::dev::blas::gemm_bias_relu(pol_.stream, g.ta, g.tb, g.m, g.n, g.k, g.alpha, g.A.ptr,
+                                           g.lda, g.B.ptr, g.ldb, b.bias, g.C.ptr, g.ldc))
+      return;
+    if (logging::on(logging::device))
+      logging::write(logging::device, "bias+relu: epilogue unavailable, gemm + one pass");
+    kernels::dev::blas::gemm(pol_.stream, g.o, g.ta, g.tb, g.m, g.n, g.k, g.alpha, g.A.ptr, g.lda,
+                             g.B.ptr, g.ldb, V(0), g.C.ptr, g.ldc);
+    pass();
+  }
+
+  /// The reduce rule on the device; false when it does not apply (the nested rule then plans
+  /// the reduction into a temporary).
+  template <assign_op Op, class T, std::size_t R, class E>
+  bool reduce(const device_policy& pol, device_view<T, R> dst, const E& e) {
+    if constexpr (fusion::is_axis_reduction_v<E>) {
+      if (dst.shape() != e.shape() || leaves_touch(dst, e.arg)) return false;
+      device_reduce_axis<Op>(pol, dst, e, temps_);
+      return true;
+    } else if constexpr (R == 0) {
+      const auto v = device_reduce_full(pol, e);
+      T cur{};
+      if constexpr (Op != assign_op::set)
+        kernels::dev::copy(&cur, dst.data(), sizeof(T), kernels::dev::copy_kind::device_to_host,
+                           pol.stream);
+      cur = kernels::dev::apply_assign<Op>(cur, v);
+      kernels::dev::copy(dst.data(), &cur, sizeof(T), kernels::dev::copy_kind::host_to_device,
+                         pol.stream);
+      return true;
+    } else {
+      return false;
+    }
+  }
+  /// The map rule on the device: one Thrust loop (no opaque nodes are left in e).
+  template <assign_op Op, class T, std::size_t R, class E>
+  void map(const device_policy& pol, device_view<T, R> dst, const E& e) {
+    device_map<Op>(pol, dst, e, temps_);
+  }
+
+ private:
+  void trace(const char* rule, const char* step, index_t m, index_t n, index_t k) const {
+    if (LZ_UNLIKELY(logging::on(logging::device)))
+      logging::write(logging::device, std::string(step) + " m=" + std::to_string(m) +
+                                          " n=" + std::to_string(n) + " k=" + std::to_string(k) +
+                                          " [rule " + rule + ", " + stream_text(pol_) + "]");
+  }
+  const device_policy& pol_;
+  device_temps& temps_;
+  int ntemps_ = 0;
+};
+
+/// Text of the device map rule for dst ⊕= e (a dry kernel build: nothing runs).
+template <assign_op Op, class T, std::size_t R, class E>
+std::string device_map_text(const device_policy& pol, device_view<T, R> dst, const E& e,
+                            const std::string& dst_name, bool& alias,
+                            std::vector<std::string>& notes) {
+  kernel_build ctx{&pol, nullptr, true, &notes};
+  auto k = build_kernel<R>(e, root_map(e, dst.shape()), ctx);
+  auto d = make_kdst(dst.data(), dst.strides());
+  alias = reads_dst_elsewhere(d, k, dst.shape());
+  index_t* st[kernels::cpu::max_operands];
+  st[0] = d.s;
+  const int n = 1 + collect_strides(k, st + 1);
+  const auto L = kernels::dev::plan_loop(int(R), dst.shape().data(), n, st, false);
+  const bool transform = L.p == kernels::dev::path::flat && Op == assign_op::set;
+  return "loop " + dst_name + " " + assign_op_symbol(Op) + " f(" + std::to_string(n - 1) +
+         " leaves): one " + (transform ? "thrust::transform" : "thrust::for_each_n") + ", path " +
+         kernels::dev::describe(L);
+}
+
+/// Records the device plan as text (lz::explain(lz::device, dst, e)); BLAS steps are named as
+/// the build runs them (cublasDgemm on a GPU, cblas_dgemm on the host system).
+class device_explain_sink : public fusion::explain_sink {
+ public:
+  static constexpr bool on_device = true;
+  template <class U, std::size_t R>
+  using view = device_view<U, R>;
+
+  template <class T, std::size_t R>
+  device_view<T, R> temp(const shape_t<R>& s, const char* why) {
+    const auto t = fusion::explain_sink::temp<T, R>(s, why); // placeholder, numbered
+    return device_view<T, R>(t.data(), t.layout(), trusted);
+  }
+
+  template <class V>
+  void gemm(const char* rule, const fusion::gemm_step<V>& g) {
+    require_device_element<V>();
+    step(fusion::detail_plan::describe_gemm(
+             g.generic ? "thrust gemm_generic" : device_routine<V>("gemm").c_str(), g.generic,
+             char(g.o), char(g.ta), char(g.tb), g.m, g.n, g.k,
+             fusion::detail_plan::scalar_text(g.alpha), fusion::detail_plan::scalar_text(g.beta),
+             g.lda, g.ldb, g.ldc, g.A.from.id, g.B.from.id, g.C.from.id),
+         rule);
+  }
+  template <class V>
+  void gemv(const char* rule, const fusion::gemv_step<V>& g) {
+    require_device_element<V>();
+    step(fusion::detail_plan::describe_gemv(
+             g.generic ? "thrust gemv_generic" : device_routine<V>("gemv").c_str(), g.generic,
+             char(g.o), char(g.t), g.m, g.n, fusion::detail_plan::scalar_text(g.alpha),
+             fusion::detail_plan::scalar_text(g.beta), g.lda, g.x.rs, g.y.rs, g.A.from.id,
+             g.x.from.id, g.y.from.id),
+         rule);
+  }
+  template <class V>
+  void syrk(const char* rule, const fusion::syrk_step<V>& g) {
+    using kernels::blas::trans;
+    const trans tb = g.t == trans::none ? trans::transpose : trans::none;
+    step(fusion::detail_plan::describe_gemm(device_routine<V>("gemm").c_str(), false, char(g.o),
+                                            char(g.t), char(tb), g.n, g.n, g.k,
+                                            fusion::detail_plan::scalar_text(g.alpha),
+                                            fusion::detail_plan::scalar_text(g.beta), g.lda, g.lda,
+                                            g.ldc, g.A.from.id, g.A.from.id, g.C.from.id) +
+             "  (syrk pattern, one gemm on the device)",
+         rule);
+  }
+  template <class V>
+  void axpy(const char* rule, const fusion::axpy_step<V>& g) {
+    step(fusion::detail_plan::describe_level1(device_routine<V>("axpy").c_str(), g.n,
+                                              fusion::detail_plan::scalar_text(g.alpha), g.x.rs,
+                                              g.y.rs, g.x.from.id, g.y.from.id),
+         rule);
+  }
+  template <class V>
+  void scal(const char* rule, const fusion::scal_step<V>& g) {
+    step(fusion::detail_plan::describe_level1(device_routine<V>("scal").c_str(), g.n,
+                                              fusion::detail_plan::scalar_text(g.alpha), g.x.rs, 0,
+                                              g.x.from.id, fusion::origin::user),
+         rule);
+  }
+  template <class V, class Pass>
+  void bias_relu(const bias_relu_step<V>& b, Pass&&) {
+    const auto& g = b.g;
+    const std::string name =
+        LZ_DEVICE_IS_GPU ? std::string("cublasLtMatmul ") + (std::is_same_v<V, float> ? "s" : "d") +
+                               "gemm + RELU_BIAS epilogue"
+                         : "device " + device_routine<V>("gemm") + " + bias + relu";
+    step(fusion::detail_plan::describe_gemm(name.c_str(), false, char(g.o), char(g.ta), char(g.tb),
+                                            g.m, g.n, g.k,
+                                            fusion::detail_plan::scalar_text(g.alpha), "0", g.lda,
+                                            g.ldb, g.ldc, g.A.from.id, g.B.from.id, g.C.from.id) +
+             ", bias per column (one call; gemm + one elementwise pass if the epilogue is "
+             "unavailable)",
+         "bias+relu");
+  }
+
+  template <assign_op Op, class T, std::size_t R, class E>
+  bool reduce(const device_policy&, device_view<T, R> dst, const E& e) {
+    if constexpr (fusion::is_axis_reduction_v<E>) {
+      if (dst.shape() != e.shape() || leaves_touch(dst, e.arg)) {
+        note("reduce rule skipped: the destination overlaps the operand or is broadcast");
+        return false;
+      }
+      step(std::string("reduce ") + std::remove_cvref_t<E>::op_name() + " along axis " +
+               std::to_string(e.axis) + " (" + std::to_string(e.arg.shape()[e.axis]) + ") → " +
+               name_of(dst.data()) + to_string(dst.layout()) + ": one thrust::for_each_n over " +
+               std::to_string(dst.size()) + " outputs",
+           "reduce");
+      return true;
+    } else if constexpr (R == 0) {
+      step(std::string("reduce ") + std::remove_cvref_t<E>::op_name() + " over " +
+               to_string(e.arg.shape()) + " → " + name_of(dst.data()) +
+               ": one thrust::transform_reduce, the value copied into place",
+           "reduce");
+      return true;
+    } else {
+      return false;
+    }
+  }
+  template <assign_op Op, class T, std::size_t R, class E>
+  void map(const device_policy& pol, device_view<T, R> dst, const E& e) {
+    bool alias = false;
+    std::vector<std::string> notes;
+    std::string text = device_map_text<Op>(pol, dst, e, name_of(dst.data()), alias, notes);
+    for (const auto& n : notes) note("nested reduction: " + n);
+    if (alias) {
+      (void)temp<T, R>(dst.shape(), "aliasing: the loop reads the destination elsewhere");
+      text += " into the temporary, then one copy loop";
+    }
+    step(text, "map");
+  }
+};
+
+// ---- bias+ReLU (device-only rule, tried before the shared list) --------------------------------
+//   dst = maximum(α·op(A)·op(B) + broadcast_to(bias, {m, n}), 0)   (or maximum(0, ...))
+//   → ONE cuBLASLt matmul with the RELU_BIAS epilogue (bias[j] added to column j), when A and B
+//   are device views (any scalars/transposes peeled) in BLAS layouts, dst is row-major with unit
+//   column stride, the bias is a contiguous vector of length n, and nothing overlaps dst.
+//   Otherwise the shared rules plan it (nested: bias loop, gemm β=1, ReLU loop).
+namespace detail_bias_relu {
+
+using fusion::detail_terms::arg_t;
+using fusion::detail_terms::is_scalar;
+
+// Which argument of maximum(X, 0) / maximum(0, X) is X (-1: not that shape).
+template <class E>
+constexpr int relu_arg() {
+  if constexpr (fusion::detail_terms::is_map_of<fn::maximum_fn, E>()) {
+    if constexpr (is_scalar<arg_t<E, 1>>() && !is_scalar<arg_t<E, 0>>())
+      return 0;
+    else if constexpr (is_scalar<arg_t<E, 0>>() && !is_scalar<arg_t<E, 1>>())
+      return 1;
+    else
+      return -1;
+  } else {
+    return -1;
+  }
+}
+
+// A product term whose two factors peel to device leaves of element type T (no temporaries).
+template <class T, class X>
+constexpr bool leaf_product() {
+  using M = fusion::detail_operands::peeled_t<X>;
+  if constexpr (!is_matmul_v<M>) {
+    return false;
+  } else {
+    using L = fusion::detail_operands::peeled_t<decltype(std::declval<M>().lhs)>;
+    using Rh = fusion::detail_operands::peeled_t<decltype(std::declval<M>().rhs)>;
+    return rank_v<M> == 2 && std::is_same_v<kind_t<L>, leaf_kind> &&
+           std::is_same_v<kind_t<Rh>, leaf_kind> && std::is_same_v<value_t<L>, T> &&
+           std::is_same_v<value_t<Rh>, T>;
+  }
+}
+
+// A bias term: broadcast_to(bias, {m, n}) of a device vector is a rank-2 view with row stride 0
+// (checked at run time); a broadcast node over a rank-1 view is the same thing.
+template <class T, class X>
+constexpr bool bias_term() {
+  if constexpr (std::is_same_v<kind_t<X>, leaf_kind>) {
+    return rank_v<X> == 2 && std::is_same_v<value_t<X>, T>;
+  } else if constexpr (std::is_same_v<kind_t<X>, broadcast_kind> && rank_v<X> == 2) {
+    using B = std::remove_cvref_t<decltype(std::declval<X>().arg)>;
+    return std::is_same_v<kind_t<B>, leaf_kind> && rank_v<B> == 1 && std::is_same_v<value_t<B>, T>;
+  } else {
+    return false;
+  }
+}
+
+// The bias vector's memory when `term` is a per-column bias of an m×n result (contiguous).
+template <class T, class X>
+const T* bias_of(const X& term, index_t m, index_t n) {
+  if constexpr (std::is_same_v<kind_t<X>, leaf_kind>) {
+    const auto& l = term.layout();
+    const bool ok = l.extents[0] == m && l.extents[1] == n && (m == 1 || l.strides[0] == 0) &&
+                    (n == 1 || l.strides[1] == 1);
+    return ok ? term.data() : nullptr;
+  } else {
+    const auto& v = term.arg;
+    const bool ok = v.shape()[0] == n && (n == 1 || v.layout().strides[0] == 1);
+    return ok ? v.data() : nullptr;
+  }
+}
+
+template <class T, class E>
+constexpr bool candidate() {
+  if constexpr (!(std::is_same_v<T, float> || std::is_same_v<T, double>)) {
+    return false;
+  } else {
+    constexpr int i = relu_arg<E>();
+    if constexpr (i < 0) {
+      return false;
+    } else {
+      using X = arg_t<E, std::size_t(i)>;
+      constexpr auto c = fusion::term_counts_v<X>;
+      return rank_v<X> == 2 && c.products == 1 && c.others == 1 && c.product_rank == 2;
+    }
+  }
+}
+
+} // namespace detail_bias_relu
+
+/// The bias+ReLU rule; false (having emitted nothing) when it does not apply.
+template <class Sink, class T, class E>
+bool try_bias_relu(Sink& s, const device_policy& pol, device_view<T, 2> dst, const E& e) {
+  using namespace detail_bias_relu;
+  using kernels::blas::order;
+  using kernels::blas::trans;
+  constexpr std::size_t xi = std::size_t(relu_arg<E>());
+  if (get<1 - xi>(e.args).value != 0) return false;
+  const auto& x = get<xi>(e.args);
+  if (x.shape() != dst.shape() || fusion::touches_dst(dst, x)) return false;
+  const index_t m = dst.shape()[0], n = dst.shape()[1];
+  bool ok = true;
+  bias_relu_step<T> b;
+  T alpha{};
+  bool has_bias = false;
+  fusion::for_each_term(x, T(1), [&](const auto& term, const T& coef) {
+    using X = std::remove_cvref_t<decltype(term)>;
+    if constexpr (fusion::detail_terms::is_product_term<X>()) {
+      if constexpr (leaf_product<T, X>()) {
+        fusion::operand_ref<T> f[2];
+        std::size_t nf = 0;
+        alpha = coef;
+        fusion::detail_products::collect<T>(s, pol, term, false, alpha, f, nf, "bias+relu");
+        b.g.A = f[0].m;
+        b.g.B = f[1].m;
+      } else {
+        ok = false;
+      }
+    } else if constexpr (bias_term<T, X>()) {
+      b.bias = bias_of<T>(term, m, n);
+      ok = ok && coef == T(1) && b.bias != nullptr;
+      has_bias = true;
+    } else {
+      ok = false;
+    }
+  });
+  if (!ok || !has_bias || m == 0 || n == 0 || b.g.A.cols == 0) return false;
+  const fusion::mat<T> C = fusion::mat_of_dst(dst, s.origin_of(dst.data()));
+  const fusion::blas_view cv = fusion::blas_view_of(C, order::row_major);
+  const fusion::blas_view av = fusion::blas_view_of(b.g.A, order::row_major);
+  const fusion::blas_view bv = fusion::blas_view_of(b.g.B, order::row_major);
+  if (!cv.ok || cv.t != trans::none || !av.ok || !bv.ok) {
+    if (s.noting())
+      s.note("bias+relu rule skipped: an operand or the destination is not a row-major BLAS "
+             "layout");
+    return false;
+  }
+  auto& g = b.g;
+  g.o = order::row_major, g.ta = av.t, g.tb = bv.t, g.lda = av.ld, g.ldb = bv.ld, g.ldc = cv.ld;
+  g.m = m, g.n = n, g.k = g.A.cols, g.alpha = alpha, g.beta = T(0), g.C = C;
+  s.bias_relu(b, [&] {
+    // The fallback's one elementwise pass: dst = maximum(dst + bias, 0), in place.
+    const device_view<const T, 1> bias(b.bias, strided_layout<1>::right({n}), trusted);
+    const device_view<const T, 2> c(dst.data(), dst.layout(), trusted);
+    s.template map<assign_op::set>(pol, dst,
+                                   lz::maximum(c + lz::broadcast_to(bias, shape_t<2>{m, n}), T(0)));
+  });
+  return true;
+}
+
+/// Plans dst ⊕= e on the device: the bias+ReLU rule, then the shared rule list.
+template <assign_op Op, class Sink, class T, std::size_t R, class E>
+void plan_device(Sink& s, const device_policy& pol, device_view<T, R> dst, const E& e) {
+  s.set_dst(dst.data());
+  if constexpr (Op == assign_op::set && R == 2 && detail_bias_relu::candidate<T, E>()) {
+    if (try_bias_relu(s, pol, dst, e)) return;
+  }
+  fusion::plan_assign<Op>(s, pol, dst, e);
+}
+
+template <assign_op Op, class T, std::size_t R, class E>
+void device_plan(const device_policy& pol, device_view<T, R> dst, const E& e, device_temps& temps) {
+  device_exec_sink s(pol, temps);
+  plan_device<Op>(s, pol, dst, e);
+}
+
+} // namespace detail
+
+template <class A, class B>
+const typename matmul_expr<A, B>::value_type* device_materialize(const matmul_expr<A, B>& p,
+                                                                 detail::kernel_build& ctx) {
+  using V = typename matmul_expr<A, B>::value_type;
+  constexpr std::size_t R = matmul_expr<A, B>::rank;
+  const auto l = strided_layout<R>::right(p.shape());
+  V* ptr = static_cast<V*>(ctx.temps->get(detail::device_bytes(l.size(), sizeof(V))));
+  detail::device_plan<detail::assign_op::set>(*ctx.pol, device_view<V, R>(ptr, l, detail::trusted),
+                                              p, *ctx.temps);
+  return ptr;
+}
+
+} // namespace lz
