@@ -73,11 +73,25 @@ struct tuning {
   index_t gemm_copy_flops = index_t(1) << 18;
   /// Use syrk for op(A)·op(A)ᵀ (half the flops of gemm; perf/gemm_bench syrk case).
   bool use_syrk = true;
-  /// axpy/scal go to BLAS from this length up (perf/level1_bench); the fused loop is as fast
-  /// below it. A huge value disables the rule.
+  /// axpy/scal go to BLAS from this length up; a huge value disables the rule. Off.
+  /// perf/level1_bench axpy (y = a*x + y, 1 thread, n = 1e2..1e7, time / cblas_daxpy, under
+  /// load, both OpenBLAS cores; perf/RESULTS.md): in cache the fused loop is as fast as the
+  /// axpy rule or faster (below ~1e3 the rule's wrapper costs more than the loop's set-up);
+  /// out of cache (>= 1e6) the rule won 3 of 4 points (0.72-0.98 of the fused time) but not
+  /// at two consecutive sizes on both cores. Suspect: streaming stores (stream_bytes) on an
+  /// in-place update, which reads y anyway. Re-measure on an idle machine.
   index_t level1_blas = index_t(1) << 62;
-  /// lz::dot goes to BLAS dot from this length up (perf/level1_bench); 0 disables.
-  index_t dot_blas = 0;
+  /// lz::dot goes to BLAS dot for lengths in [dot_blas, dot_blas_max]; dot_blas = 0 disables.
+  /// perf/level1_bench dot (1 thread, time / cblas_ddot): below a few thousand elements the
+  /// fused reduction's fixed cost (block accumulators, the fixed lane tree) makes it slower
+  /// than the dot rule (n = 100: 1.3-1.4x, n = 1000: 1.2-1.4x); from ~3e3 up the two are
+  /// within noise of each other. So BLAS takes the short dots from length 1 ...
+  index_t dot_blas = 1;
+  /// ... up to one reduction block (reduce_block): longer dots stay with the fused pairwise
+  /// reduction, whose error grows like log(n) and whose bits do not depend on the thread count
+  /// (OpenBLAS accumulates linearly and splits ddot across its threads above 10000 elements),
+  /// at no measured cost in speed.
+  index_t dot_blas_max = 4096;
 };
 
 namespace detail {

@@ -17,7 +17,8 @@ struct field {
 constexpr field fields[] = {
     {"parallel_work", &tuning::parallel_work}, {"tile", &tuning::tile},
     {"reduce_block", &tuning::reduce_block},   {"gemm_copy_flops", &tuning::gemm_copy_flops},
-    {"level1_blas", &tuning::level1_blas},     {"dot_blas", &tuning::dot_blas}};
+    {"level1_blas", &tuning::level1_blas},     {"dot_blas", &tuning::dot_blas},
+    {"dot_blas_max", &tuning::dot_blas_max}};
 
 } // namespace
 

@@ -141,6 +141,25 @@ void reduce_blocks(const Leaf& leaf, const reduce_kernels& k, index_t nblocks, i
 
 void run_reduce(int rank, const index_t* ext, int count, detail::operand* ops,
                 const reduce_kernels& k, const void* ctx, const reduce_options& opt, void* out) {
+  const index_t B = opt.block > 0 ? opt.block : 4096;
+  // Fast path: one contiguous 1-d block (every operand at stride 1, at most B elements) is the
+  // single leaf of the tree below, so it runs directly: same kernel, same bits, without planning
+  // the loop or walking the block grid. That set-up was most of a short reduction's time (a
+  // 100-element lz::dot took 0.36 us against 0.05 us for cblas_ddot; perf/level1_bench).
+  if (rank == 1 && ext[0] > 0 && ext[0] <= B) {
+    bool unit = true;
+    for (int j = 0; j < count; ++j) unit = unit && ops[j].strides[0] == 1;
+    if (unit) {
+      char* ptr[max_operands];
+      index_t s_in[max_operands], s_out[max_operands];
+      for (int j = 0; j < count; ++j) ptr[j] = ops[j].ptr, s_in[j] = 1, s_out[j] = 0;
+      state_buf st;
+      k.init(st.b);
+      k.slab[static_cast<int>(mode::unit)](ctx, ptr, s_in, s_out, 1, ext[0], 0, ext[0], st.b);
+      k.finish(st.b, out);
+      return;
+    }
+  }
   loop_options lo;
   lo.threads = false;
   lo.keep_order = opt.keep_order;
@@ -152,7 +171,6 @@ void run_reduce(int rank, const index_t* ext, int count, detail::operand* ops,
   block_grid g{&p, &k, ctx, 0, 0, 0, 0, 0, 0};
   g.inner = p.extents[p.rank - 1];
   g.rows = p.rank >= 2 ? p.extents[p.rank - 2] : 1;
-  const index_t B = opt.block > 0 ? opt.block : 4096;
   if (g.inner >= B) {
     g.rpb = 1;
     g.rblocks = g.rows;

@@ -88,6 +88,7 @@ BOOST_AUTO_TEST_CASE(dot_goes_to_blas_when_enabled_and_matches_the_fused_reducti
   const double fused = lz::dot(x, y);
   thresholds_guard g;
   lz::thresholds().dot_blas = 1;
+  lz::thresholds().dot_blas_max = index_t(1) << 62;
   recording rec;
   const double blas = lz::dot(x, y);
   BOOST_TEST(std::string(rec.only().routine) == "ddot");
@@ -95,6 +96,21 @@ BOOST_AUTO_TEST_CASE(dot_goes_to_blas_when_enabled_and_matches_the_fused_reducti
   BOOST_TEST(rec.calls.size() == 2u);
   BOOST_TEST(std::fabs(blas - fused) <= 1e-12 * std::fabs(fused));
   BOOST_TEST(viahad == blas);
+}
+
+BOOST_AUTO_TEST_CASE(dot_uses_blas_only_for_lengths_inside_its_window) {
+  thresholds_guard g;
+  lz::thresholds().dot_blas = 100;
+  lz::thresholds().dot_blas_max = 1000;
+  for (index_t n : {99, 100, 1000, 1001}) {
+    lz::vector<double> x = lz::random<double>({n}, 8), y = lz::random<double>({n}, 9);
+    double want = 0;
+    for (index_t i = 0; i < n; ++i) want += x(i) * y(i);
+    recording rec;
+    const double got = lz::dot(x, y);
+    BOOST_TEST(rec.count("ddot") == (n >= 100 && n <= 1000 ? 1u : 0u), "n = " << n);
+    BOOST_TEST(std::fabs(got - want) <= 1e-12 * (1.0 + std::fabs(want)), "n = " << n);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(log_channels_trace_blas_calls_and_cost_nothing_when_off) {

@@ -1,5 +1,6 @@
 // dot rule: lz::dot(x, y) and sum(hadamard(x, y)) over two vectors → one BLAS dot, where BLAS
-// is faster than the fused reduction (lz::thresholds().dot_blas: from that length up; 0 never).
+// is faster than the fused reduction: lengths in [thresholds().dot_blas, .dot_blas_max] (short
+// dots, where the fused reduction's fixed cost shows; dot_blas = 0: never).
 // float and double vectors with non-zero strides. Called by reduce_expr::compute before the
 // fused SIMD reduction; run by kernels/blas.
 #pragma once
@@ -34,7 +35,8 @@ bool try_dot(const E& arg, V& out) {
         } else {
           const index_t n = a.shape()[0];
           const index_t dmin = thresholds().dot_blas;
-          if (dmin <= 0 || n < dmin || b.shape()[0] != n) return false;
+          if (dmin <= 0 || n < dmin || n > thresholds().dot_blas_max || b.shape()[0] != n)
+            return false;
           const index_t sx = a.layout().strides[0], sy = b.layout().strides[0];
           if (sx == 0 || sy == 0) return false;
           out =
