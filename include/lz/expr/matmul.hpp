@@ -1,7 +1,12 @@
 // Product node: A*B (matrix × matrix) and A*x (matrix × vector). Structure only; the fusion
 // pass (fusion/rules/gemm.hpp, gemv.hpp, chain.hpp, ...) turns products and their surroundings
 // into BLAS calls. Inner dimensions are checked here, at the line the user wrote.
-#pragma once
+// Included first, this header pulls in the whole engine in dependency order (tensor.hpp ends
+// with evaluate.hpp, which includes the fusion pass); a guard, not #pragma once, lets that
+// chain define this file before the outer inclusion continues.
+#include <lz/tensor.hpp>
+#ifndef LZ_LZ_EXPR_MATMUL_HPP
+#define LZ_LZ_EXPR_MATMUL_HPP
 
 #include <lz/expr/nodes.hpp>
 #include <lz/ops/operators.hpp>
@@ -88,3 +93,5 @@ auto outer(X&& x, Y&& y) {
 }
 
 } // namespace lz
+
+#endif // LZ_LZ_EXPR_MATMUL_HPP

@@ -4,7 +4,12 @@
 // what an assignment will do — every BLAS call with its flags, sizes, leading dimensions, α and
 // β; every loop with its SIMD width, threads and grain; every temporary with its bytes; and why
 // a rule did not apply when it was close.
-#pragma once
+// Included first, this header pulls in the whole engine in dependency order (tensor.hpp ends
+// with evaluate.hpp, which includes the fusion pass); a guard, not #pragma once, lets that
+// chain define this file before the outer inclusion continues.
+#include <lz/tensor.hpp>
+#ifndef LZ_LZ_FUSION_PLAN_HPP
+#define LZ_LZ_FUSION_PLAN_HPP
 
 #include <lz/kernels/alias.hpp>
 #include <lz/kernels/blas/blas.hpp>
@@ -382,3 +387,5 @@ void exec_sink::scal(const char*, const scal_step<V>& g) {
 }
 
 } // namespace lz::fusion
+
+#endif // LZ_LZ_FUSION_PLAN_HPP

@@ -7,7 +7,12 @@
 //     materialized first, dims reordered/coalesced/tiled by the driver;
 //   - a leaf that reads the destination at another position (A = transpose(A) + B) sends the
 //     loop into a temporary, then the temporary into the destination.
-#pragma once
+// Included first, this header pulls in the whole engine in dependency order (tensor.hpp ends
+// with evaluate.hpp, which includes the fusion pass); a guard, not #pragma once, lets that
+// chain define this file before the outer inclusion continues.
+#include <lz/tensor.hpp>
+#ifndef LZ_LZ_FUSION_RULES_MAP_HPP
+#define LZ_LZ_FUSION_RULES_MAP_HPP
 
 #include <lz/fusion/plan.hpp>
 #include <lz/kernels/cpu/parallel.hpp>
@@ -76,9 +81,9 @@ bool flat_ok(tensor_view<T, R> dst, const E& e, char* (&ptrs)[N], index_t (&esiz
 template <class P>
 int flat_threads(index_t work) {
   if constexpr (allow_threads<P>) {
-    const index_t limit = std::max<index_t>(
-        P::kind == exec_kind::automatic ? thresholds().parallel_work : 0,
-        kernels::cpu::min_parallel_work);
+    const index_t limit =
+        std::max<index_t>(P::kind == exec_kind::automatic ? thresholds().parallel_work : 0,
+                          kernels::cpu::min_parallel_work);
     if (work >= limit) {
       const int t = num_threads();
       return t > 1 ? t : 0;
@@ -251,3 +256,5 @@ void lower_map(Sink& s, const P& pol, tensor_view<T, R> dst, const E& e) {
 }
 
 } // namespace lz::fusion
+
+#endif // LZ_LZ_FUSION_RULES_MAP_HPP

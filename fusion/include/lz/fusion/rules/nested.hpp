@@ -5,7 +5,12 @@
 // into the destination when nothing in the tree reads the destination (the first group of the
 // destination's shape and type), else into a temporary. The tree, with each group replaced by a
 // view of where it landed, is then ONE in-place elementwise loop (map rule).
-#pragma once
+// Included first, this header pulls in the whole engine in dependency order (tensor.hpp ends
+// with evaluate.hpp, which includes the fusion pass); a guard, not #pragma once, lets that
+// chain define this file before the outer inclusion continues.
+#include <lz/tensor.hpp>
+#ifndef LZ_LZ_FUSION_RULES_NESTED_HPP
+#define LZ_LZ_FUSION_RULES_NESTED_HPP
 
 #include <lz/fusion/terms.hpp>
 
@@ -137,3 +142,5 @@ void lower_nested(Sink& s, const P& pol, View<T, R> dst, const E& e) {
 }
 
 } // namespace lz::fusion
+
+#endif // LZ_LZ_FUSION_RULES_NESTED_HPP

@@ -3,7 +3,12 @@
 // the destination has the result's exact shape and shares no memory with the operand's leaves;
 // otherwise the nested rule computes it into a temporary. A full reduction assigned to a rank-0
 // destination is computed and stored. Run by kernels/cpu/reduce.cpp.
-#pragma once
+// Included first, this header pulls in the whole engine in dependency order (tensor.hpp ends
+// with evaluate.hpp, which includes the fusion pass); a guard, not #pragma once, lets that
+// chain define this file before the outer inclusion continues.
+#include <lz/tensor.hpp>
+#ifndef LZ_LZ_FUSION_RULES_REDUCE_HPP
+#define LZ_LZ_FUSION_RULES_REDUCE_HPP
 
 #include <lz/fusion/terms.hpp>
 
@@ -54,3 +59,5 @@ bool try_reduce(Sink& s, const P& pol, tensor_view<T, R> dst, const E& e) {
 }
 
 } // namespace lz::fusion
+
+#endif // LZ_LZ_FUSION_RULES_REDUCE_HPP
