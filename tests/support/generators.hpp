@@ -75,7 +75,8 @@ enum class values {
   positive, ///< floats in (0, 10]; integers in [1, 100] (safe divisors)
   wide,     ///< floats ±2^[-60, 60) (reductions over mixed magnitudes); integers as plain
   small,    ///< floats and integers in [-3, 3] (products that must not overflow)
-  boolean   ///< 0 or 1
+  boolean,  ///< 0 or 1
+  whole     ///< whole numbers in [-4, 4] for every type (sums and products of them are exact)
 };
 
 template <class T>
@@ -128,6 +129,8 @@ T random_value(rng& r, values kind) {
       return T(-3 + 6 * r.unit());
     case values::boolean:
       return T(r.between(0, 1));
+    case values::whole:
+      return T(r.between(-4, 4));
     }
     return T(0);
   } else {
@@ -144,6 +147,8 @@ T random_value(rng& r, values kind) {
       return T(r.between(-3, 3));
     case values::boolean:
       return T(r.between(0, 1));
+    case values::whole:
+      return T(r.between(-4, 4));
     }
     return T(0);
   }

@@ -1,5 +1,5 @@
 // Random expression trees for differential testing against the reference evaluator (tests/core/
-// random_tree_test.cpp; reusable by the fuzzing suites). A tree's STRUCTURE is a compile-time
+// random_tree_test.cpp, the fuzzer in tests/reliability). A tree's STRUCTURE is a compile-time
 // skeleton type (a handful of them, so compile time stays sane); everything else is chosen at
 // run time from a seeded "genome":
 //   - each dyn node's operation (dyn_*_fn::which; 0 passes its first operand through, so one
@@ -10,11 +10,17 @@
 //     (negative too), lz::broadcast_to from extent-1 or lower-rank views, NumPy extent-1 dims;
 //   - values (with NaN, ±Inf, denormals for floats), the root shape, the policy, the assignment
 //     operator, and the destination: fresh memory with any writable layout, or memory a leaf
-//     reads (same position, reversed, shifted by one, transposed) to exercise aliasing.
+//     reads (same position, reversed, shifted by one, transposed) to exercise aliasing;
+//   - products (A*B, A*x through lz's `*`, inner extent 0-70), sums and means (per axis and
+//     full) and mixed element types (float with double, int32 with int64).
+// Comparison: elementwise operations are IEEE-exact (no transcendental functions), so the engine
+// must match the reference bit for bit (NaN matching NaN). Products and sums read "exact"
+// subtrees (whole values, operations that keep them whole and small), so every order of
+// summation gives the same bits too. Tolerance trees (genome::tol) instead give products and
+// sums general values and compare within 2·gamma_N·M, M from the tree's magnitude twin (see
+// run()): the standard forward error bound of the operations the tree performs.
 // A failing case is shrunk (operations → pass-through, layouts → row-major, shape halved,
 // policy → seq, operator → =) and printed as C++-like source: a minimal reproducer.
-// The operation sets are IEEE-exact (no transcendental functions), so the engine must match
-// the reference bit for bit (NaN matching NaN); integer sets cannot overflow.
 #pragma once
 
 #include <support/generators.hpp>
@@ -22,6 +28,7 @@
 #include <iomanip>
 #include <optional>
 #include <sstream>
+#include <typeinfo>
 
 namespace lz_test::tree {
 
@@ -37,6 +44,10 @@ struct lane<xsimd::batch<T, Arch>> {
 };
 template <class A>
 using lane_t = typename lane<A>::type;
+
+/// `mag + op`: the magnitude twin of op, used to bound rounding errors in tolerance trees
+/// (every twin not listed passes its first operand through: -x, |x|, max(x, 0) ↦ |x|).
+inline constexpr int mag = 100;
 
 /// Number of operations of each functor for element type T (which ∈ [0, n)).
 template <class T>
@@ -65,6 +76,8 @@ struct dyn_unary_fn {
     using std::abs, std::sqrt, std::floor, std::ceil; // batches find xsimd's by ADL
     if constexpr (std::is_floating_point_v<L>) {
       switch (which) {
+      case mag + 7: // magnitude twins (tolerance trees): a bound on |x| through each op
+        return a * A(L(0.5));
       case 1:
         return -a;
       case 2:
@@ -111,8 +124,17 @@ struct dyn_binary_fn {
   LZ_NOINLINE A operator()(const A& a, const A& b) const {
     using L = lane_t<A>;
     switch (which) {
+    case mag + 1:
     case 1:
       return b;
+    case mag + 2: // |x ± y| <= |x| + |y|
+    case mag + 3:
+      return a + b;
+    case mag + 6: // max and min are 1-Lipschitz: the larger bound
+    case mag + 7:
+      return lz::fn::maximum_fn{}(a, b);
+    case mag + 8:
+      return (a + b) * A(L(0.5));
     case 2:
       return a + b;
     case 3:
@@ -161,6 +183,8 @@ struct dyn_ternary_fn {
     using L = lane_t<A>;
     using lz::fn::select;
     switch (which) {
+    case mag + 2: // clamp is 1-Lipschitz in each operand
+      return lz::fn::maximum_fn{}(lz::fn::maximum_fn{}(a, b), c);
     case 1:
       return select(a < b, b, c);
     case 2:
@@ -296,6 +320,18 @@ template <class C>
 struct max_axis {}; ///< lz::max(subtree of rank R+1, run-time axis): an opaque node
 template <class C>
 struct min_all {}; ///< lz::min(subtree): a full reduction broadcast as a scalar
+template <class A, class B>
+struct mm {}; ///< A * B, matrix product (rank 2; operands exact, see restrict_op)
+template <class A, class B>
+struct mv {}; ///< A * x, matrix-vector product (rank 1)
+template <class C>
+struct sum_axis {}; ///< lz::sum(subtree of rank R+1, run-time axis)
+template <class C>
+struct mean_axis {}; ///< lz::mean(subtree of rank R+1, run-time axis)
+template <class C>
+struct sum_all {}; ///< lz::sum(subtree): broadcast as a scalar
+template <class A, class B>
+struct mix {}; ///< lz::cast<T>(A + B) where B has the other element type (other_t<T>)
 
 /// Operation levels on the longest root-to-leaf path.
 template <class S>
@@ -314,6 +350,18 @@ template <class C>
 inline constexpr int depth_v<max_axis<C>> = 1 + depth_v<C>;
 template <class C>
 inline constexpr int depth_v<min_all<C>> = 1 + depth_v<C>;
+template <class A, class B>
+inline constexpr int depth_v<mm<A, B>> = 1 + std::max(depth_v<A>, depth_v<B>);
+template <class A, class B>
+inline constexpr int depth_v<mv<A, B>> = 1 + std::max(depth_v<A>, depth_v<B>);
+template <class C>
+inline constexpr int depth_v<sum_axis<C>> = 1 + depth_v<C>;
+template <class C>
+inline constexpr int depth_v<mean_axis<C>> = 1 + depth_v<C>;
+template <class C>
+inline constexpr int depth_v<sum_all<C>> = 1 + depth_v<C>;
+template <class A, class B>
+inline constexpr int depth_v<mix<A, B>> = 1 + std::max(depth_v<A>, depth_v<B>);
 
 /// Standard skeletons (depth >= 6); `views` and `mixed` need rank >= 2.
 namespace skeletons {
@@ -333,6 +381,19 @@ using reductions = bin<un<bin<max_axis<bin<un<L>, L>>, un<L>>>,
 /// All node kinds together.
 using mixed =
     un<bin<perm<tern<un<L>, bcast<bin<un<L>, L>>, max_axis<bin<L, L>>>>, bin<un<bin<L, S>>, L>>>;
+/// Matrix products inside elementwise trees: a transposed operand, C + A*B, a broadcast
+/// matrix-vector product, a product of subtrees (rank 2).
+using products = bin<un<bin<mm<un<L>, bin<L, L>>, L>>,
+                     tern<bin<L, mm<perm<L>, un<L>>>, bcast<mv<L, un<L>>>, un<L>>>;
+/// The bare product patterns the fusion pass plans as one BLAS call: C = A*B, C = C + A*B
+/// (with aliasing destinations: C = A*C, C = C + A*B in place).
+using gemm_like = bin<L, mm<L, perm<L>>>;
+/// Matrix-vector products (rank 1): y = A*x + y, y = A^T*x, products of subtrees.
+using gemv_like = bin<un<mv<L, bin<L, L>>>, bin<L, mv<perm<un<L>>, L>>>;
+/// Sums and means along axes and over everything, inside elementwise trees.
+using sums = bin<un<sum_axis<bin<un<L>, L>>>, tern<sum_all<un<L>>, mean_axis<un<L>>, un<L>>>;
+/// Mixed element types (float with double, int32 with int64) and a product (rank 2).
+using mixed_types = un<bin<mix<un<L>, bin<L, un<L>>>, tern<L, mix<L, mm<L, L>>, un<L>>>>;
 } // namespace skeletons
 
 // ---- the genome ---------------------------------------------------------------------------
@@ -389,6 +450,7 @@ struct genome {
   how op = how::assign;
   policy pol = policy::automatic;
   bool plant_fault = false; ///< testing the shrinker: corrupt the result when shape[0] >= 3
+  bool tol = false; ///< a tolerance tree: general values in products/sums, compared within a bound
 };
 
 // ---- building a tree from a skeleton and a genome -----------------------------------------
@@ -408,7 +470,41 @@ struct alias_candidate {
   std::string src;
 };
 
+// Element type names for reproducers.
 template <class T>
+const char* type_src() {
+  return std::is_same_v<T, float>    ? "float"
+         : std::is_same_v<T, double> ? "double"
+         : sizeof(T) == 4            ? "std::int32_t"
+                                     : "std::int64_t";
+}
+
+/// The other element type a `mix` node combines with T: float <-> double, int32 <-> int64.
+template <class T>
+using other_t = std::conditional_t<std::is_floating_point_v<T>,
+                                   std::conditional_t<std::is_same_v<T, float>, double, float>,
+                                   std::conditional_t<sizeof(T) == 4, std::int64_t, std::int32_t>>;
+
+// Operations allowed where results must stay exact (inside products and sums: whole numbers
+// that stay whole and small, so every partial sum is exact in any order) and in tolerance
+// trees (1-Lipschitz or exact operations, whose rounding error the magnitude twin bounds).
+enum class op_set { all, exact, tolerance };
+template <class T>
+int restrict_op(op_set set, int arity, int which) {
+  if (set == op_set::all || which == 0) return which;
+  auto from = [&](std::initializer_list<int> l) {
+    return l.begin()[std::size_t(which) % l.size()];
+  };
+  if constexpr (std::is_floating_point_v<T>) {
+    if (set == op_set::exact) // no x*x, x/y, sqrt, halving
+      return arity == 1 ? from({1, 2, 5, 6, 8}) : arity == 2 ? from({1, 2, 3, 6, 7}) : which;
+    // tolerance: no floor/ceil/where (discontinuous), no x*y, x/y, sqrt, x*x
+    return arity == 1 ? from({1, 2, 6, 7}) : arity == 2 ? from({1, 2, 3, 6, 7, 8}) : 2;
+  } else { // no clamped squares or products: the sums of them could overflow
+    return arity == 1 ? from({1, 2, 4}) : arity == 2 ? from({1, 2, 3, 5, 6}) : which;
+  }
+}
+
 struct tree_ctx {
   genome& g;
   rng r; // draws genes the genome does not have yet
@@ -418,10 +514,27 @@ struct tree_ctx {
   std::vector<std::string> decls;
   std::vector<alias_candidate> candidates;
   std::vector<index_t> root_shape;
+  const std::type_info* root_type = nullptr;
+  int exact = 0;          ///< > 0: inside a product or sum (whole values, op_set::exact)
+  bool magnitude = false; ///< building the magnitude twin of a tolerance tree (|leaves|, twins)
+  double steps = 0;       ///< roundings a value may go through (tolerance trees' bound)
+  double unit = 0;        ///< largest unit roundoff among the tree's element types
 
-  tree_ctx(genome& gen, bool want_source)
-      : g(gen), r(gen.seed ^ 0x7ee5eedULL), source(want_source), root_shape(gen.shape) {}
+  tree_ctx(genome& gen, bool want_source, const std::type_info& root)
+      : g(gen), r(gen.seed ^ 0x7ee5eedULL), source(want_source), root_shape(gen.shape),
+        root_type(&root) {}
 
+  template <class T>
+  op_set ops() const {
+    return exact && !g.tol ? op_set::exact : g.tol ? op_set::tolerance : op_set::all;
+  }
+  template <class T>
+  int op(int arity, int choices) {
+    unit = std::max(unit, double(std::numeric_limits<T>::epsilon()) / 2);
+    const int w = restrict_op<T>(ops<T>(), arity, node(choices).which);
+    steps += w ? 1 : 0;
+    return magnitude && w ? mag + w : w;
+  }
   node_gene& node(int choices) {
     if (next_node == g.nodes.size()) {
       node_gene n;
@@ -432,6 +545,7 @@ struct tree_ctx {
     }
     return g.nodes[next_node++];
   }
+  template <class T>
   leaf_gene& leaf_for(std::size_t rank) {
     if (next_leaf == g.leaves.size()) {
       leaf_gene l;
@@ -451,16 +565,16 @@ struct tree_ctx {
     }
     return g.leaves[next_leaf++];
   }
+  /// Values of a leaf: whole numbers inside products and sums, no specials in tolerance trees.
+  values leaf_values(const leaf_gene& l) const {
+    return exact && !g.tol ? values::whole : g.tol ? values::plain : l.vals;
+  }
 
-  template <std::size_t R>
+  template <class T, std::size_t R>
   std::string buffer_decl(const viewed_buffer<T, R>& vb, const std::string& name,
                           const leaf_gene& lg) {
     std::ostringstream os;
-    os << (std::is_same_v<T, float>    ? "float"
-           : std::is_same_v<T, double> ? "double"
-           : sizeof(T) == 4            ? "std::int32_t"
-                                       : "std::int64_t")
-       << " " << name << "[" << vb.size << "]";
+    os << type_src<T>() << " " << name << "[" << vb.size << "]";
     if (vb.size <= 64) {
       os << " = {";
       os << std::setprecision(std::numeric_limits<T>::max_digits10);
@@ -482,7 +596,7 @@ struct tree_ctx {
       }
       os << "};";
     } else {
-      os << "; // " << vb.size << " values: lz_test::values(" << int(lg.vals) << "), seed "
+      os << "; // " << vb.size << " values: lz_test::values(" << int(leaf_values(lg)) << "), seed "
          << lg.value_seed;
     }
     return os.str();
@@ -501,23 +615,29 @@ template <class T, std::size_t R>
 struct builder<leaf, T, R> {
   using view = lz::tensor_view<const T, R>;
 
-  static built<view> build(tree_ctx<T>& c, const lz::shape_t<R>& s) {
-    leaf_gene& lg = c.leaf_for(R);
+  static built<view> build(tree_ctx& c, const lz::shape_t<R>& s) {
+    leaf_gene& lg = c.template leaf_for<T>(R);
     const std::string name = "L" + std::to_string(c.next_leaf - 1);
     const std::string buf = "b" + std::to_string(c.next_leaf - 1);
     rng lr(lg.layout_seed);
     leaf_form form = lg.form;
     if (form == leaf_form::broadcast_lower && R < 2) form = leaf_form::broadcast_to;
     if (form == leaf_form::permuted && R < 2) form = leaf_form::adopt;
+    // Product operands must have their full shape (extent-1 dims would not broadcast there).
+    if (form == leaf_form::numpy_ones && c.exact) form = leaf_form::adopt;
     std::optional<view> v; // emplaced: assigning to a view writes elements, never rebinds
     std::string how_src;
+    const values vals = c.leaf_values(lg);
     auto keep = [&](auto vb) {
+      if constexpr (std::is_floating_point_v<T>)
+        if (c.magnitude) // the twin reads |values| (sentinels too: harmless)
+          for (std::size_t j = 0; j < vb.size; ++j) vb.buf[j] = std::fabs(vb.buf[j]);
       c.keep.push_back(std::make_shared<decltype(vb)>(vb));
       if (c.source) c.decls.push_back(c.buffer_decl(vb, buf, lg));
     };
     switch (form) {
     case leaf_form::adopt: {
-      auto vb = make_viewed<T, R>(s, random_layout<R>(lr, lg.kind, false), lg.value_seed, lg.vals);
+      auto vb = make_viewed<T, R>(s, random_layout<R>(lr, lg.kind, false), lg.value_seed, vals);
       v.emplace(vb.cview());
       how_src = describe(vb, buf);
       keep(vb);
@@ -527,7 +647,7 @@ struct builder<leaf, T, R> {
       lz::shape_t<R> s1 = s;
       for (std::size_t k = 0; k < R; ++k)
         if (lg.ones >> k & 1u) s1[k] = 1;
-      auto vb = make_viewed<T, R>(s1, random_layout<R>(lr, lg.kind, false), lg.value_seed, lg.vals);
+      auto vb = make_viewed<T, R>(s1, random_layout<R>(lr, lg.kind, false), lg.value_seed, vals);
       v.emplace(vb.cview());
       how_src = describe(vb, buf);
       keep(vb);
@@ -539,7 +659,7 @@ struct builder<leaf, T, R> {
       for (std::size_t k = R; k > 1; --k) std::swap(p[k - 1], p[lr.next() % k]);
       lz::shape_t<R> ps{};
       for (std::size_t k = 0; k < R; ++k) ps[p[k]] = s[k];
-      auto vb = make_viewed<T, R>(ps, random_layout<R>(lr, lg.kind, true), lg.value_seed, lg.vals);
+      auto vb = make_viewed<T, R>(ps, random_layout<R>(lr, lg.kind, true), lg.value_seed, vals);
       v.emplace(lz::permute(vb.cview(), p));
       std::string ptxt = "{";
       for (std::size_t k = 0; k < R; ++k) ptxt += (k ? ", " : "") + std::to_string(p[k]);
@@ -565,7 +685,7 @@ struct builder<leaf, T, R> {
         else
           rg[k] = lz::range(big[k] - 1 - before, big[k] - 1 - before + (n - 1) * st - 1, st);
       }
-      auto vb = make_viewed<T, R>(big, random_layout<R>(lr, lg.kind, true), lg.value_seed, lg.vals);
+      auto vb = make_viewed<T, R>(big, random_layout<R>(lr, lg.kind, true), lg.value_seed, vals);
       v.emplace([&]<std::size_t... K>(std::index_sequence<K...>) {
         return view(vb.view(rg[K]...));
       }(std::make_index_sequence<R>{}));
@@ -581,7 +701,7 @@ struct builder<leaf, T, R> {
       lz::shape_t<R> s1 = s;
       for (std::size_t k = 0; k < R; ++k)
         if (lg.ones >> k & 1u) s1[k] = 1;
-      auto vb = make_viewed<T, R>(s1, random_layout<R>(lr, lg.kind, true), lg.value_seed, lg.vals);
+      auto vb = make_viewed<T, R>(s1, random_layout<R>(lr, lg.kind, true), lg.value_seed, vals);
       v.emplace(lz::broadcast_to(vb.cview(), s));
       how_src = "lz::broadcast_to(" + describe(vb, buf) + ", " + shape_src(s) + ")";
       keep(vb);
@@ -591,8 +711,8 @@ struct builder<leaf, T, R> {
       if constexpr (R >= 2) {
         lz::shape_t<R - 1> s1{};
         for (std::size_t k = 0; k + 1 < R; ++k) s1[k] = s[k + 1];
-        auto vb = make_viewed<T, R - 1>(s1, random_layout<R - 1>(lr, lg.kind, true), lg.value_seed,
-                                        lg.vals);
+        auto vb =
+            make_viewed<T, R - 1>(s1, random_layout<R - 1>(lr, lg.kind, true), lg.value_seed, vals);
         v.emplace(lz::broadcast_to(vb.cview(), s));
         how_src = "lz::broadcast_to(" + describe(vb, buf) + ", " + shape_src(s) + ")";
         keep(vb);
@@ -602,7 +722,7 @@ struct builder<leaf, T, R> {
     }
     if (c.source) c.decls.push_back("auto " + name + " = " + how_src + ";");
     // A full-shape leaf without stride-0 dims is a place the destination may alias.
-    if (R == c.root_shape.size() && v->layout().is_unique() &&
+    if (typeid(T) == *c.root_type && R == c.root_shape.size() && v->layout().is_unique() &&
         std::equal(s.begin(), s.end(), c.root_shape.begin()) && v->shape() == s) {
       alias_candidate a{const_cast<T*>(v->data()), {}, name};
       for (std::size_t k = 0; k < R; ++k) a.strides[k] = v->strides()[k];
@@ -614,10 +734,12 @@ struct builder<leaf, T, R> {
 
 template <class T, std::size_t R>
 struct builder<scalar, T, R> {
-  static auto build(tree_ctx<T>& c, const lz::shape_t<R>&) {
+  static auto build(tree_ctx& c, const lz::shape_t<R>&) {
     node_gene& g = c.node(2);
     rng r(g.seed);
-    const T v = random_value<T>(r, values::plain);
+    T v = random_value<T>(r, c.exact && !c.g.tol ? values::whole : values::plain);
+    if constexpr (std::is_floating_point_v<T>)
+      if (c.magnitude) v = std::fabs(v);
     std::ostringstream os;
     os << std::setprecision(std::numeric_limits<T>::max_digits10) << v;
     return built{lz::scalar_expr<T>{v}, os.str()};
@@ -626,8 +748,8 @@ struct builder<scalar, T, R> {
 
 template <class C, class T, std::size_t R>
 struct builder<un<C>, T, R> {
-  static auto build(tree_ctx<T>& c, const lz::shape_t<R>& s) {
-    const int which = c.node(unary_ops<T>).which;
+  static auto build(tree_ctx& c, const lz::shape_t<R>& s) {
+    const int which = c.template op<T>(1, unary_ops<T>);
     auto x = builder<C, T, R>::build(c, s);
     return built{lz::map(dyn_unary_fn{which}, std::move(x.expr)), unary_src<T>(which, x.src)};
   }
@@ -635,8 +757,8 @@ struct builder<un<C>, T, R> {
 
 template <class A, class B, class T, std::size_t R>
 struct builder<bin<A, B>, T, R> {
-  static auto build(tree_ctx<T>& c, const lz::shape_t<R>& s) {
-    const int which = c.node(binary_ops<T>).which;
+  static auto build(tree_ctx& c, const lz::shape_t<R>& s) {
+    const int which = c.template op<T>(2, binary_ops<T>);
     auto x = builder<A, T, R>::build(c, s);
     auto y = builder<B, T, R>::build(c, s);
     return built{lz::map(dyn_binary_fn{which}, std::move(x.expr), std::move(y.expr)),
@@ -646,8 +768,8 @@ struct builder<bin<A, B>, T, R> {
 
 template <class A, class B, class C, class T, std::size_t R>
 struct builder<tern<A, B, C>, T, R> {
-  static auto build(tree_ctx<T>& c, const lz::shape_t<R>& s) {
-    const int which = c.node(ternary_ops<T>).which;
+  static auto build(tree_ctx& c, const lz::shape_t<R>& s) {
+    const int which = c.template op<T>(3, ternary_ops<T>);
     auto x = builder<A, T, R>::build(c, s);
     auto y = builder<B, T, R>::build(c, s);
     auto z = builder<C, T, R>::build(c, s);
@@ -660,7 +782,7 @@ struct builder<tern<A, B, C>, T, R> {
 template <class C, class T, std::size_t R>
 struct builder<perm<C>, T, R> {
   static_assert(R >= 2, "perm needs rank >= 2");
-  static auto build(tree_ctx<T>& c, const lz::shape_t<R>& s) {
+  static auto build(tree_ctx& c, const lz::shape_t<R>& s) {
     const int which = c.node(24).which; // index of the permutation (mod R!)
     std::array<std::size_t, R> p{};
     for (std::size_t k = 0; k < R; ++k) p[k] = k;
@@ -677,7 +799,7 @@ struct builder<perm<C>, T, R> {
 template <class C, class T, std::size_t R>
 struct builder<bcast<C>, T, R> {
   static_assert(R >= 2, "bcast needs rank >= 2");
-  static auto build(tree_ctx<T>& c, const lz::shape_t<R>& s) {
+  static auto build(tree_ctx& c, const lz::shape_t<R>& s) {
     c.node(2);
     lz::shape_t<R - 1> cs{};
     for (std::size_t k = 0; k + 1 < R; ++k) cs[k] = s[k + 1];
@@ -689,7 +811,7 @@ struct builder<bcast<C>, T, R> {
 
 template <class C, class T, std::size_t R>
 struct builder<max_axis<C>, T, R> {
-  static auto build(tree_ctx<T>& c, const lz::shape_t<R>& s) {
+  static auto build(tree_ctx& c, const lz::shape_t<R>& s) {
     const node_gene& g = c.node(int(R) + 1);
     const std::size_t axis = std::size_t(g.which) % (R + 1);
     lz::shape_t<R + 1> cs{};
@@ -702,7 +824,7 @@ struct builder<max_axis<C>, T, R> {
 
 template <class C, class T, std::size_t R>
 struct builder<min_all<C>, T, R> {
-  static auto build(tree_ctx<T>& c, const lz::shape_t<R>&) {
+  static auto build(tree_ctx& c, const lz::shape_t<R>&) {
     const node_gene& g = c.node(2);
     rng r(g.seed);
     lz::shape_t<R> cs{};
@@ -713,6 +835,123 @@ struct builder<min_all<C>, T, R> {
     }
     auto x = builder<C, T, R>::build(c, cs);
     return built{lz::min(std::move(x.expr)), "lz::min(" + x.src + ")"};
+  }
+};
+
+// Products and sums read exact subtrees (whole values, op_set::exact): every partial sum is
+// a small whole number, exact in any summation order, so BLAS, the pairwise reductions and
+// the reference must agree bit for bit. Tolerance trees keep general values instead.
+struct exact_scope {
+  tree_ctx& c;
+  explicit exact_scope(tree_ctx& cc) : c(cc) { ++c.exact; }
+  ~exact_scope() { --c.exact; }
+  exact_scope(const exact_scope&) = delete;
+  exact_scope& operator=(const exact_scope&) = delete;
+};
+
+/// Inner extent of a product: 1-5 mostly, up to 70, and 0 (an empty sum: zeros) now and then.
+inline index_t inner_extent(const node_gene& g) { return g.seed % 16 == 0 ? 0 : g.extent; }
+
+/// e as an expression of element type T (a cast node only where the type differs).
+template <class T, class E>
+auto as_type(E&& e) {
+  if constexpr (std::is_same_v<lz::value_t<E>, T>)
+    return std::forward<E>(e);
+  else
+    return lz::cast<T>(std::forward<E>(e));
+}
+template <class T, class E>
+std::string as_type_src(const std::string& x) {
+  return std::is_same_v<lz::value_t<E>, T>
+             ? x
+             : "lz::cast<" + std::string(type_src<T>()) + ">(" + x + ")";
+}
+
+template <class A, class B, class T>
+struct builder<mm<A, B>, T, 2> {
+  static auto build(tree_ctx& c, const lz::shape_t<2>& s) {
+    const node_gene g = c.node(2);
+    const index_t k = inner_extent(g);
+    c.steps += double(k) + 1; // a dot product of length k: gamma_k (Higham, eq. 3.5)
+    exact_scope scope(c);
+    auto x = builder<A, T, 2>::build(c, {s[0], k});
+    auto y = builder<B, T, 2>::build(c, {k, s[1]});
+    return built{std::move(x.expr) * std::move(y.expr), "(" + x.src + " * " + y.src + ")"};
+  }
+};
+
+template <class A, class B, class T>
+struct builder<mv<A, B>, T, 1> {
+  static auto build(tree_ctx& c, const lz::shape_t<1>& s) {
+    const node_gene g = c.node(2);
+    const index_t k = inner_extent(g);
+    c.steps += double(k) + 1;
+    exact_scope scope(c);
+    auto x = builder<A, T, 2>::build(c, {s[0], k});
+    auto y = builder<B, T, 1>::build(c, {k});
+    return built{std::move(x.expr) * std::move(y.expr), "(" + x.src + " * " + y.src + ")"};
+  }
+};
+
+/// sum_axis / mean_axis: Mean selects lz::mean (one more rounding: the division by n).
+template <class C, class T, std::size_t R, bool Mean>
+struct axis_sum_builder {
+  static auto build(tree_ctx& c, const lz::shape_t<R>& s) {
+    const node_gene g = c.node(int(R) + 1);
+    const std::size_t axis = std::size_t(g.which) % (R + 1);
+    lz::shape_t<R + 1> cs{};
+    for (std::size_t k = 0, m = 0; k <= R; ++k) cs[k] = k == axis ? g.extent : s[m++];
+    c.steps += double(g.extent) + (Mean ? 1 : 0);
+    exact_scope scope(c);
+    auto x = builder<C, T, R + 1>::build(c, cs);
+    auto r = [&] {
+      if constexpr (Mean)
+        return lz::mean(std::move(x.expr), axis);
+      else
+        return lz::sum(std::move(x.expr), axis);
+    }();
+    const std::string src =
+        std::string(Mean ? "lz::mean(" : "lz::sum(") + x.src + ", " + std::to_string(axis) + ")";
+    return built{as_type<T>(std::move(r)), as_type_src<T, decltype(r)>(src)};
+  }
+};
+template <class C, class T, std::size_t R>
+struct builder<sum_axis<C>, T, R> : axis_sum_builder<C, T, R, false> {};
+template <class C, class T, std::size_t R>
+struct builder<mean_axis<C>, T, R> : axis_sum_builder<C, T, R, true> {};
+
+template <class C, class T, std::size_t R>
+struct builder<sum_all<C>, T, R> {
+  static auto build(tree_ctx& c, const lz::shape_t<R>&) {
+    const node_gene g = c.node(2);
+    rng r(g.seed);
+    lz::shape_t<R> cs{};
+    index_t n = 1;
+    for (;;) { // small; empty now and then (a sum of nothing is 0)
+      n = 1;
+      for (std::size_t k = 0; k < R; ++k) n *= (cs[k] = r.between(r.chance(0.1) ? 0 : 1, 6));
+      if (n <= 64) break;
+    }
+    c.steps += double(n);
+    exact_scope scope(c);
+    auto x = builder<C, T, R>::build(c, cs);
+    auto sum = lz::sum(std::move(x.expr));
+    return built{as_type<T>(std::move(sum)),
+                 as_type_src<T, decltype(sum)>("lz::sum(" + x.src + ")")};
+  }
+};
+
+template <class A, class B, class T, std::size_t R>
+struct builder<mix<A, B>, T, R> {
+  static auto build(tree_ctx& c, const lz::shape_t<R>& s) {
+    using U = other_t<T>;
+    c.node(2);
+    c.steps += 2; // the sum in the wider type, the conversion back to T
+    c.unit = std::max(c.unit, double(std::numeric_limits<U>::epsilon()) / 2);
+    auto x = builder<A, T, R>::build(c, s);
+    auto y = builder<B, U, R>::build(c, s);
+    return built{lz::cast<T>(std::move(x.expr) + std::move(y.expr)),
+                 "lz::cast<" + std::string(type_src<T>()) + ">(" + x.src + " + " + y.src + ")"};
   }
 };
 
@@ -769,24 +1008,56 @@ void do_assign(const P& pol, how op, D& dst, const E& e) {
   lz::assign(pol, dst, e);
 }
 
+/// gamma_n = n u / (1 - n u) (Higham, "Accuracy and Stability of Numerical Algorithms", 3.1).
+inline double gamma_n(double n, double u) { return n * u < 0.5 ? n * u / (1 - n * u) : 1.0; }
+
+/// First element where `got` differs from `want` (row-major tensor), or "" when none does.
+/// Without `mag`: bit for bit (NaN matches NaN, -0 matches +0). With `mag` (tolerance trees):
+/// |got - want| <= gamma * mag + tiny, mag bounding every rounding error's scale.
+template <class T, std::size_t R, class G>
+std::string first_mismatch(const G& got, const lz::tensor<T, R>& want,
+                           const lz::tensor<T, R>* mag = nullptr, double gamma = 0) {
+  std::string where;
+  detail::for_each_index(want, [&](const lz_test::idx_t<R>& i) {
+    if (!where.empty()) return;
+    index_t og = 0, ow = 0;
+    for (std::size_t k = 0; k < R; ++k)
+      og += i[k] * got.strides()[k], ow += i[k] * want.strides()[k];
+    const T x = got.data()[og], y = want.data()[ow];
+    if (x == y || (x != x && y != y)) return;
+    double bound = 0;
+    if (mag) {
+      bound = gamma * double(mag->data()[ow]) + 64 * double(std::numeric_limits<T>::denorm_min());
+      if (std::fabs(double(x) - double(y)) <= bound) return;
+    }
+    std::ostringstream os;
+    os << std::setprecision(std::numeric_limits<T>::max_digits10) << "first mismatch at "
+       << lz::detail::to_string(i) << ": got " << x << ", expected " << y;
+    if (mag) os << " (bound " << bound << ")";
+    where = os.str();
+  });
+  return where;
+}
+
 /// Builds, runs and checks the tree of skeleton Skel, element type T, rank R described by g.
 /// Compound: the genome may ask for +=, -=, *=, /= (each instantiates more kernels, so suites
 /// enable it on a few skeletons only; random_genome must be told the same).
+/// Tolerance trees (g.tol): the bound is 2 gamma_N M elementwise, M the reference value of the
+/// tree's magnitude twin (|leaves|, each op replaced by its bound, products and sums of |.|)
+/// and N the roundings counted while building (k+1 per dot product of length k, n per sum of
+/// n, 1 per arithmetic op, 2 per mixed-type node, 1 per compound assignment). Both lazuli and
+/// the reference are within gamma_N M of the exact value, hence the factor 2.
 template <class Skel, class T, std::size_t R, bool Compound = false>
 outcome run(genome& g, bool want_source) {
   outcome out;
-  tree_ctx<T> c(g, want_source);
+  tree_ctx c(g, want_source, typeid(T));
   lz::shape_t<R> s{};
   for (std::size_t k = 0; k < R; ++k) s[k] = g.shape[k];
   auto [e, src] = builder<Skel, T, R>::build(c, s);
 
   std::ostringstream head;
-  head << "// "
-       << (std::is_same_v<T, float>    ? "float"
-           : std::is_same_v<T, double> ? "double"
-           : sizeof(T) == 4            ? "int32"
-                                       : "int64")
-       << " tree, seed " << g.seed << ", shape " << lz::detail::to_string(s) << "\n";
+  head << "// " << type_src<T>() << (g.tol ? " tolerance" : "") << " tree, seed " << g.seed
+       << ", shape " << lz::detail::to_string(s) << "\n";
   auto fail = [&](const std::string& what, const std::string& stmt) {
     out.failure = what;
     if (want_source) {
@@ -801,6 +1072,15 @@ outcome run(genome& g, bool want_source) {
 
   try {
     const auto ref = reference(e); // before anything is written (the destination may alias)
+    std::optional<lz::tensor<T, R>> mag;
+    double gamma = 0;
+    if (g.tol) {
+      tree_ctx twin(g, false, typeid(T));
+      twin.magnitude = true;
+      auto [me, msrc] = builder<Skel, T, R>::build(twin, s);
+      mag.emplace(reference(me));
+      gamma = 2 * gamma_n(c.steps + 2, c.unit);
+    }
     if (g.op == how::eval) {
       auto run_eval = [&](const auto& pol) { return lz::eval(pol, e); };
       lz::tensor<T, R> t = g.pol == policy::seq    ? run_eval(lz::seq)
@@ -810,10 +1090,10 @@ outcome run(genome& g, bool want_source) {
       const std::string stmt =
           std::string("auto D = lz::eval(") + to_string(g.pol) + ", " + src + ");";
       if (g.plant_fault && t.size() && s[0] >= 3) t.data()[0] += T(1);
-      if (!same_values(t, ref)) return fail("lz::eval differs from the reference", stmt);
+      const std::string where = first_mismatch(t, ref, mag ? &*mag : nullptr, gamma);
+      if (!where.empty()) return fail("lz::eval differs from the reference: " + where, stmt);
       return out;
     }
-
     // The destination: fresh memory, or memory one of the leaves reads.
     std::optional<lz::tensor_view<T, R>> dst_; // emplaced (see the leaf builder)
     std::shared_ptr<viewed_buffer<T, R>> fresh;
@@ -875,6 +1155,15 @@ outcome run(genome& g, bool want_source) {
       expected.data()[off] = combine<T>(g.op, old.data()[off], static_cast<T>(ref_child(ref, i)));
     });
 
+    if (mag && g.op != how::assign) { // D op= e: one more rounding, |old| + M (add, sub only)
+      detail::for_each_index(old, [&](const lz_test::idx_t<R>& i) {
+        index_t off = 0;
+        for (std::size_t k = 0; k < R; ++k) off += i[k] * old.strides()[k];
+        mag->data()[off] = T(std::fabs(old.data()[off]) + mag->data()[off]);
+      });
+      gamma = 2 * gamma_n(c.steps + 3, c.unit);
+    }
+
     const std::string stmt =
         g.op == how::assign ? std::string("lz::assign(") + to_string(g.pol) + ", D, " + src + ");"
                             : std::string("D ") + op_text(g.op) + " " + src + ";";
@@ -893,23 +1182,9 @@ outcome run(genome& g, bool want_source) {
       break;
     }
     if (g.plant_fault && dst.size() && s[0] >= 3) dst.data()[0] += T(1);
-    if (!same_values(dst, expected)) {
-      std::string where;
-      detail::for_each_index(expected, [&](const lz_test::idx_t<R>& i) {
-        if (!where.empty()) return;
-        index_t od = 0, oe = 0;
-        for (std::size_t k = 0; k < R; ++k)
-          od += i[k] * dst.strides()[k], oe += i[k] * expected.strides()[k];
-        const T x = dst.data()[od], y = expected.data()[oe];
-        if (!(x == y || (x != x && y != y))) {
-          std::ostringstream os;
-          os << std::setprecision(std::numeric_limits<T>::max_digits10) << "first mismatch at "
-             << lz::detail::to_string(i) << ": got " << x << ", expected " << y;
-          where = os.str();
-        }
-      });
+    if (const std::string where = first_mismatch(dst, expected, mag ? &*mag : nullptr, gamma);
+        !where.empty())
       return fail(where, stmt);
-    }
     if (fresh && !fresh->untouched_outside())
       return fail("wrote outside the destination view", stmt);
   } catch (const std::exception& ex) {
@@ -961,12 +1236,14 @@ genome shrink(genome g) {
 }
 
 /// A random genome for rank R: shape, policy, operator and destination (nodes and leaves are
-/// drawn while building). `big` gives ~2.5e5-1.1e6 elements.
+/// drawn while building). `big` gives ~2.5e5-1.1e6 elements. `tol`: a tolerance tree (floating
+/// types only; no *= or /=).
 template <class T, std::size_t R>
-genome random_genome(std::uint64_t seed, bool big, bool compound) {
+genome random_genome(std::uint64_t seed, bool big, bool compound, bool tol = false) {
   rng r(seed);
   genome g;
   g.seed = seed;
+  g.tol = tol && std::is_floating_point_v<T>;
   lz::shape_t<R> s{};
   if (big) {
     const index_t target = r.between(250000, 1100000);
@@ -997,6 +1274,7 @@ genome random_genome(std::uint64_t seed, bool big, bool compound) {
   if (g.dst_kind == layout_kind::broadcast) g.dst_kind = layout_kind::general;
   g.dst_seed = r.next();
   g.alias = r.chance(0.25) ? alias_mode(r.between(1, 4)) : alias_mode::none;
+  if (g.tol && (g.op == how::mul || g.op == how::div)) g.op = how::add;
   return g;
 }
 

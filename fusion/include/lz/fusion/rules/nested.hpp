@@ -34,9 +34,18 @@ constexpr bool is_group() {
     return false;
 }
 
-template <class E>
+// Top: E is the whole tree handed to lower_nested. A whole tree that is an elementwise group
+// (a sum of products no product rule took: mixed element types, aliasing, layouts) is not its
+// own group: planning it as one would hand it straight back here, forever. Its children are
+// searched instead (its product terms become the groups).
+template <class E, bool Top>
+constexpr bool is_group_at() {
+  return is_group<E>() && !(Top && std::is_same_v<K<E>, lz::detail::map_kind>);
+}
+
+template <class E, bool Top = false>
 constexpr std::size_t count_groups() {
-  if constexpr (is_group<E>())
+  if constexpr (is_group_at<E, Top>())
     return 1;
   else if constexpr (std::is_same_v<K<E>, lz::detail::map_kind>)
     return []<class F, class... A>(const map_expr<F, A...>*) {
@@ -49,9 +58,9 @@ constexpr std::size_t count_groups() {
     return 0;
 }
 
-template <class E, class F>
+template <bool Top = false, class E, class F>
 void for_each_group(const E& e, F&& f) {
-  if constexpr (is_group<E>())
+  if constexpr (is_group_at<E, Top>())
     f(e);
   else if constexpr (std::is_same_v<K<E>, lz::detail::map_kind>)
     for_each_arg(e, [&](const auto& c) { for_each_group(c, f); });
@@ -67,9 +76,9 @@ struct raw_view {
 
 // e with group i replaced by a read-only view (of the sink's kind) of slots[i] (in
 // for_each_group order).
-template <class Sink, class E>
+template <class Sink, bool Top = false, class E>
 auto substitute(const E& e, const raw_view* slots, std::size_t& i) {
-  if constexpr (is_group<E>()) {
+  if constexpr (is_group_at<E, Top>()) {
     constexpr std::size_t R = rank_v<E>;
     const raw_view& r = slots[i++];
     strided_layout<R> l;
@@ -106,12 +115,12 @@ template <lz::detail::assign_op Op, class Sink, class P, template <class, std::s
           class T, std::size_t R, class E>
 void lower_nested(Sink& s, const P& pol, View<T, R> dst, const E& e) {
   using namespace detail_nested;
-  constexpr std::size_t N = count_groups<E>();
+  constexpr std::size_t N = count_groups<E, true>();
   raw_view slots[N];
   // The destination may hold one group when nothing in the tree reads it.
   bool dst_free = Op == lz::detail::assign_op::set && !touches_dst(dst, e);
   std::size_t i = 0;
-  for_each_group(e, [&](const auto& g) {
+  for_each_group<true>(e, [&](const auto& g) {
     using G = std::remove_cvref_t<decltype(g)>;
     using V = value_t<G>;
     constexpr std::size_t RG = rank_v<G>;
@@ -137,7 +146,7 @@ void lower_nested(Sink& s, const P& pol, View<T, R> dst, const E& e) {
     for (std::size_t k = 0; k < RG; ++k) r.strides[k] = target.layout().strides[k];
   });
   std::size_t j = 0;
-  const auto e2 = substitute<Sink>(e, slots, j);
+  const auto e2 = substitute<Sink, true>(e, slots, j);
   plan_assign<Op>(s, pol, dst, e2);
 }
 

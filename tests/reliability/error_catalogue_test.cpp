@@ -1,0 +1,220 @@
+// The error catalogue (docs/errors.md): one row per error a user can trigger through the public
+// API, each run here. A row checks the exception's type, that its message names what went
+// wrong (shapes, strides, indices), and that the destination it was about to write is
+// untouched. LZ_PRINT_ERRORS=1 prints the catalogue as the Markdown table docs/errors.md holds
+// (so the messages there are the real ones). Rows for the same errors in more situations are
+// in tests/core/bad_input_test.cpp.
+#define BOOST_TEST_MODULE error_catalogue
+#include <boost/test/unit_test.hpp>
+
+#include <support/check.hpp>
+
+#include <lz/interop/std.hpp>
+#include <lz/npy.hpp>
+
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <new>
+
+namespace {
+
+using namespace lz_test;
+using lz::index_t;
+
+std::string type_of(const std::exception& e) {
+  if (dynamic_cast<const lz::shape_error*>(&e)) return "lz::shape_error";
+  if (dynamic_cast<const lz::layout_error*>(&e)) return "lz::layout_error";
+  if (dynamic_cast<const lz::io_error*>(&e)) return "lz::io_error";
+  if (dynamic_cast<const lz::device_error*>(&e)) return "lz::device_error";
+  if (dynamic_cast<const std::out_of_range*>(&e)) return "std::out_of_range";
+  if (dynamic_cast<const std::length_error*>(&e)) return "std::length_error";
+  if (dynamic_cast<const std::invalid_argument*>(&e)) return "std::invalid_argument";
+  if (dynamic_cast<const std::bad_alloc*>(&e)) return "std::bad_alloc";
+  if (dynamic_cast<const std::runtime_error*>(&e)) return "std::runtime_error";
+  return "std::exception";
+}
+
+struct row {
+  std::string what;               ///< the mistake
+  std::string type;               ///< expected exception type
+  std::vector<std::string> parts; ///< the message must name these
+  std::function<void()> trigger;  ///< makes the mistake (writes only into `dst` if anything)
+};
+
+// Every row writes (if at all) into this destination; it must be unchanged afterwards.
+lz::tensor<double, 2> dst = random_tensor<double, 2>({3, 4}, 0xe7);
+
+std::vector<row> catalogue() {
+  using lz::range;
+  static lz::tensor<double, 2> a = random_tensor<double, 2>({3, 4}, 1), b(lz::shape_t<2>{4, 3}),
+                               sq = random_tensor<double, 2>({4, 4}, 2);
+  static lz::tensor<double, 1> v = random_tensor<double, 1>({5}, 3);
+  static lz::tensor<double, 2> empty(lz::shape_t<2>{0, 4});
+  static std::vector<double> storage(12);
+  const index_t big = index_t(1) << 40;
+  return {
+      {"elementwise operands whose shapes do not broadcast (every operator: + - * / == < && ...)",
+       "lz::shape_error",
+       {"(3,4)", "(4,3)", "'+'"},
+       [] { dst = a + b; }},
+      {"a function of operands whose shapes do not broadcast (lz::maximum, lz::where, lz::map)",
+       "lz::shape_error",
+       {"(3,4)", "(4,3)", "maximum"},
+       [] { dst = lz::maximum(a, b); }},
+      {"assigning an expression to a destination of another shape",
+       "lz::shape_error",
+       {"(4,4)", "(3,4)"},
+       [] { lz::assign(lz::seq, dst, sq * 2.0); }},
+      {"compound assignment of another shape",
+       "lz::shape_error",
+       {"(4,4)", "(3,4)"},
+       [] { dst += sq; }},
+      {"matrix product with wrong inner dimensions",
+       "lz::shape_error",
+       {"inner dimensions", "(3,4)", "(3,4)"},
+       [] { dst = lz::eval(a * a); }},
+      {"matrix-vector product with wrong inner dimensions",
+       "lz::shape_error",
+       {"inner dimensions", "(3,4)", "(5,)"},
+       [] { (void)lz::eval(a * v); }},
+      {"lz::dot of different shapes",
+       "lz::shape_error",
+       {"(3,4)", "(4,3)"},
+       [] { (void)lz::dot(a, b).value(); }},
+      {"min/max/argmin/argmax/mean of an empty tensor",
+       "lz::shape_error",
+       {"min", "(0,4)"},
+       [] { (void)lz::min(empty).value(); }},
+      {"reduction along an axis that does not exist",
+       "std::out_of_range",
+       {"axis 2"},
+       [] { (void)lz::sum(a, 2); }},
+      {"min along an axis of extent 0 (some outputs have nothing to reduce)",
+       "lz::shape_error",
+       {"max", "(0,4)"},
+       [] { (void)lz::eval(lz::max(empty, 0)); }},
+      {"element access out of range: at()",
+       "std::out_of_range",
+       {"index 3", "extent 3"},
+       [] { dst.at(3, 0) = 1; }},
+      {"slice out of range",
+       "std::out_of_range",
+       {"range(0, 5", "extent 4"},
+       [] { dst(range(0, 2), range(0, 5)) = 1.0; }},
+      {"slice with step 0",
+       "std::invalid_argument",
+       {"step must not be 0"},
+       [] { dst(range(0, 2, 0), lz::all) = 1.0; }},
+      {"permutation that is not one",
+       "std::invalid_argument",
+       {"permute"},
+       [] {
+         (void)lz::permute(a, {0, 0});
+       }},
+      {"broadcast to an incompatible shape",
+       "lz::shape_error",
+       {"broadcast", "(5,)", "(3,4)"},
+       [] {
+         dst = lz::broadcast_to(v, {3, 4});
+       }},
+      {"reshape to another size",
+       "lz::shape_error",
+       {"reshape", "(3,4)", "(5,)"},
+       [] { (void)lz::reshape(dst, {5}); }},
+      {"reshape of a strided view that would need a copy",
+       "lz::layout_error",
+       {"reshape", "(3,3):(4,1)", "(9,)"},
+       [] { (void)lz::reshape(dst(lz::all, range(0, 3)), {9}); }},
+      {"writable view whose elements overlap",
+       "lz::layout_error",
+       {"writable", "(3,4):(1,1)"},
+       [] {
+         lz::adopt(dst.data(), {3, 4}, {1, 1}) = 0.0;
+       }},
+      {"negative extent",
+       "lz::layout_error",
+       {"negative extent", "(3,-4)"},
+       [] {
+         lz::adopt(dst.data(), {3, -4}, {4, 1}) = 0.0;
+       }},
+      {"sizes whose product overflows",
+       "lz::layout_error",
+       {"overflows"},
+       [big] {
+         (void)lz::tensor<double, 3>(lz::shape_t<3>{big, big, 4});
+       }},
+      {"elementwise result whose broadcast size overflows",
+       "lz::layout_error",
+       {"'+'", "overflow"},
+       [big] {
+         (void)(lz::broadcast_to(lz::adopt(dst.data(), {1, 1}), {big, 1}) +
+                lz::broadcast_to(lz::adopt(dst.data(), {1, 1}), {1, big}));
+       }},
+      {"allocation larger than memory",
+       "std::bad_alloc",
+       {},
+       [] { (void)lz::tensor<double, 1>(lz::shape_t<1>{index_t(1) << 58}); }},
+      {"adopting a null pointer with a non-empty shape",
+       "lz::layout_error",
+       {"null pointer", "(3,4)"},
+       [] {
+         lz::adopt(static_cast<double*>(nullptr), {3, 4}) = 0.0;
+       }},
+      {"owning tensor with negative strides",
+       "lz::layout_error",
+       {"non-negative strides"},
+       [] {
+         (void)lz::tensor<double, 2>(lz::strided_layout<2>{{3, 4}, {-4, 1}}, lz::uninitialized);
+       }},
+      {"ragged initializer list",
+       "lz::shape_error",
+       {"ragged"},
+       [] {
+         (void)lz::tensor<double, 2>{{1.0, 2.0}, {3.0}};
+       }},
+      {"lz::random integers with low >= high",
+       "std::invalid_argument",
+       {"low < high"},
+       [] {
+         (void)lz::random<int>({4}, 1, lz::integers{3, 3});
+       }},
+      {"adopting a std::vector as a shape of another size",
+       "lz::shape_error",
+       {"12 elements", "(5,)"},
+       [] { (void)lz::adopt(storage, {5}, lz::layout_right); }},
+      {"loading a .npy file that does not exist",
+       "lz::io_error",
+       {"missing.npy"},
+       [] { (void)lz::load_npy<double, 2>("/nonexistent/missing.npy"); }},
+      {"loading a tuning file that does not exist",
+       "std::runtime_error",
+       {"cannot read"},
+       [] { (void)lz::load_tuning("/nonexistent/lz.cfg"); }},
+  };
+}
+
+BOOST_AUTO_TEST_CASE(every_catalogued_error_has_its_type_message_and_leaves_dst_untouched) {
+  const lz::tensor<double, 2> before = dst;
+  const bool print = std::getenv("LZ_PRINT_ERRORS") != nullptr;
+  if (print) std::printf("| mistake | exception | message |\n|---|---|---|\n");
+  for (const row& r : catalogue()) {
+    std::string type, msg;
+    try {
+      r.trigger();
+      BOOST_ERROR(r.what << ": nothing thrown");
+      continue;
+    } catch (const std::exception& e) {
+      type = type_of(e);
+      msg = e.what();
+    }
+    BOOST_TEST(type == r.type, r.what << ": " << type << " (" << msg << ")");
+    for (const auto& p : r.parts)
+      BOOST_TEST(msg.find(p) != std::string::npos, r.what << ": \"" << msg << "\" lacks " << p);
+    BOOST_TEST(std::memcmp(dst.data(), before.data(), sizeof(double) * 12) == 0,
+               r.what << ": the destination changed");
+    if (print) std::printf("| %s | `%s` | `%s` |\n", r.what.c_str(), type.c_str(), msg.c_str());
+  }
+}
+
+} // namespace
