@@ -22,6 +22,7 @@ struct family {
   outcome (*run)(genome& g, bool want_source);
   genome (*shrink)(genome g);
   bool floating;
+  bool compound; ///< the family's trees may use +=, -= (and *=, /= when floating)
 };
 
 template <class Skel, class T, std::size_t R, bool Compound>
@@ -35,7 +36,7 @@ family make_family(const char* name) {
           },
           [](genome& g, bool src) { return run<Skel, T, R, Compound>(g, src); },
           [](genome g) { return tree::shrink<Skel, T, R, Compound>(std::move(g)); },
-          std::is_floating_point_v<T>};
+          std::is_floating_point_v<T>, Compound};
 }
 
 /// Every family: products (matrix*matrix, matrix*vector, transposed operands, C + A*B, nested in

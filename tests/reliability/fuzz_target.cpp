@@ -18,15 +18,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::memcpy(&seed, data + 1, 8);
   genome g = f.make(seed, false);
   if (size > 9) g.pol = policy(data[9] % 4);
-  if (size > 10) {
+  if (size > 10) { // the operators the family's genomes may use (see random_genome)
     const how h = how(data[10] % 6);
-    // *= and /= only where the family's genomes use them (floating, not tolerance trees).
-    if (h == how::assign || h == how::eval || g.op != how::assign) g.op = h;
-    if (g.tol && (g.op == how::mul || g.op == how::div)) g.op = how::add;
-    if (!f.floating && (g.op == how::mul || g.op == how::div)) g.op = how::assign;
+    if (h == how::assign || h == how::eval)
+      g.op = h;
+    else if (f.compound && (h == how::add || h == how::sub || (f.floating && !g.tol)))
+      g.op = h;
   }
   if (size > 11) g.alias = alias_mode(data[11] % 5);
   if (size > 12) g.tol = f.floating && (data[12] & 1);
+  if (g.tol && (g.op == how::mul || g.op == how::div)) g.op = how::add;
   for (std::size_t k = 0; k < g.shape.size() && 13 + k < size; ++k) g.shape[k] = data[13 + k] % 64;
   const outcome o = f.run(g, false);
   if (o.failure) {

@@ -1053,7 +1053,9 @@ outcome run(genome& g, bool want_source) {
   tree_ctx c(g, want_source, typeid(T));
   lz::shape_t<R> s{};
   for (std::size_t k = 0; k < R; ++k) s[k] = g.shape[k];
-  auto [e, src] = builder<Skel, T, R>::build(c, s);
+  auto tree = builder<Skel, T, R>::build(c, s); // (not a structured binding: clang 14 cannot
+  const auto& e = tree.expr;                    // capture those in lambdas)
+  const std::string& src = tree.src;
 
   std::ostringstream head;
   head << "// " << type_src<T>() << (g.tol ? " tolerance" : "") << " tree, seed " << g.seed
