@@ -1,5 +1,5 @@
-// The device elementwise suite compiled by nvcc for the GPU. Without a usable GPU the program exits 77
-// (CTest: skipped); LZ_REQUIRE_GPU=1 makes that a failure. One TU per suite: nvcc TUs are slow,
+// The device elementwise suite compiled by nvcc for the GPU. Without a usable GPU the program exits
+// 77 (CTest: skipped); LZ_REQUIRE_GPU=1 makes that a failure. One TU per suite: nvcc TUs are slow,
 // and separate ones build in parallel.
 #define BOOST_TEST_MODULE device_gpu_elementwise
 #define BOOST_TEST_NO_MAIN
