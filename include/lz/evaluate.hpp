@@ -21,21 +21,6 @@ void execute(const P& pol, tensor_view<T, R> dst, const E& e);
 namespace lz {
 namespace detail {
 
-inline const char* assign_name(assign_op op) {
-  switch (op) {
-  case assign_op::set:
-    return "=";
-  case assign_op::add:
-    return "+=";
-  case assign_op::sub:
-    return "-=";
-  case assign_op::mul:
-    return "*=";
-  default:
-    return "/=";
-  }
-}
-
 // The error path of a shape mismatch, out of line and per rank only: building the message
 // inline cost every assignment ~800 bytes of code (compile time, perf/compile).
 template <std::size_t R>
@@ -43,7 +28,7 @@ template <std::size_t R>
                                                  assign_op op) {
   throw shape_error(std::string("lz: cannot assign shape ") + detail::to_string(from) +
                     " to a destination of shape " + detail::to_string(to) + " in '" +
-                    assign_name(op) + "'");
+                    assign_op_symbol(op) + "'");
 }
 
 /// dst ⊕= e under policy P: checks rank and shape, then hands over to the fusion pass.

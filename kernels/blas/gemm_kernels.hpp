@@ -110,19 +110,35 @@ struct simd_kernel {
 #define LZ_GEMM_XSTR(x) LZ_GEMM_STR(x)
 #define LZ_GEMM_ZERO(r) "vpxor %%xmm" #r ", %%xmm" #r ", %%xmm" #r "\n\t"
 #define LZ_GEMM_STORE(r, off) "vmovdqa %%ymm" #r ", " #off "(%[t])\n\t"
-#define LZ_GEMM_ZERO12                                                                             \
-  LZ_GEMM_ZERO(0)                                                                                  \
-  LZ_GEMM_ZERO(1)                                                                                  \
-  LZ_GEMM_ZERO(2)                                                                                  \
-  LZ_GEMM_ZERO(3) LZ_GEMM_ZERO(4) LZ_GEMM_ZERO(5) LZ_GEMM_ZERO(6) LZ_GEMM_ZERO(7) LZ_GEMM_ZERO(8)  \
-      LZ_GEMM_ZERO(9) LZ_GEMM_ZERO(10) LZ_GEMM_ZERO(11)
-#define LZ_GEMM_STORE12                                                                            \
-  LZ_GEMM_STORE(0, 0)                                                                              \
-  LZ_GEMM_STORE(1, 32)                                                                             \
-  LZ_GEMM_STORE(2, 64)                                                                             \
-  LZ_GEMM_STORE(3, 96) LZ_GEMM_STORE(4, 128) LZ_GEMM_STORE(5, 160) LZ_GEMM_STORE(6, 192)           \
-      LZ_GEMM_STORE(7, 224) LZ_GEMM_STORE(8, 256) LZ_GEMM_STORE(9, 288) LZ_GEMM_STORE(10, 320)     \
-          LZ_GEMM_STORE(11, 352)
+// (clang-format 14 does not settle on one layout for these lists)
+// clang-format off
+#define LZ_GEMM_ZERO12 \
+  LZ_GEMM_ZERO(0) \
+  LZ_GEMM_ZERO(1) \
+  LZ_GEMM_ZERO(2) \
+  LZ_GEMM_ZERO(3) \
+  LZ_GEMM_ZERO(4) \
+  LZ_GEMM_ZERO(5) \
+  LZ_GEMM_ZERO(6) \
+  LZ_GEMM_ZERO(7) \
+  LZ_GEMM_ZERO(8) \
+  LZ_GEMM_ZERO(9) \
+  LZ_GEMM_ZERO(10) \
+  LZ_GEMM_ZERO(11)
+#define LZ_GEMM_STORE12 \
+  LZ_GEMM_STORE(0, 0) \
+  LZ_GEMM_STORE(1, 32) \
+  LZ_GEMM_STORE(2, 64) \
+  LZ_GEMM_STORE(3, 96) \
+  LZ_GEMM_STORE(4, 128) \
+  LZ_GEMM_STORE(5, 160) \
+  LZ_GEMM_STORE(6, 192) \
+  LZ_GEMM_STORE(7, 224) \
+  LZ_GEMM_STORE(8, 256) \
+  LZ_GEMM_STORE(9, 288) \
+  LZ_GEMM_STORE(10, 320) \
+  LZ_GEMM_STORE(11, 352)
+// clang-format on
 #define LZ_GEMM_CLOBBERS                                                                           \
   "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10",         \
       "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "memory", "cc"

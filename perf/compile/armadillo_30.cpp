@@ -31,9 +31,7 @@ double e18(const mat& A) { return arma::mean(arma::vectorise(A)); }
 
 void e19(mat& Z, const mat& X, const mat& Y) { Z = X.t() + Y; }
 void e20(vec& v, const mat& A, const mat& B) { v = A.row(2).t() + B.col(3); }
-void e21(mat& S, const mat& A) {
-  S = A.rows(arma::regspace<arma::uvec>(0, 2, A.n_rows - 1)) * 2.0;
-}
+void e21(mat& S, const mat& A) { S = A.rows(arma::regspace<arma::uvec>(0, 2, A.n_rows - 1)) * 2.0; }
 void e22(vec& d, const mat& A) { d = A.diag() + 1.0; }
 void e23(mat& T, const mat& A) { T = A.t() - A; }
 

@@ -16,9 +16,7 @@ void e05(vec& z, const vec& x, const vec& y) { z = x.max(y) - x.min(y); }
 void e06(vec& z, const vec& x, const vec& y) { z = x.pow(3.0) + y.exp() / (1.0 + y.exp()); }
 void e07(vec& z, const vec& x) { z = x.max(-0.5).min(0.5); }
 void e08(vec& z, const vec& x) { z = (x - x.mean()) / x.matrix().norm(); }
-void e09(Eigen::ArrayXf& z, const Eigen::ArrayXf& x, const Eigen::ArrayXf& y) {
-  z = 2.0f * x + y;
-}
+void e09(Eigen::ArrayXf& z, const Eigen::ArrayXf& x, const Eigen::ArrayXf& y) { z = 2.0f * x + y; }
 void e10(Eigen::ArrayXi& z, const Eigen::ArrayXi& x, const Eigen::ArrayXi& y) { z = x * 3 + y; }
 void e11(vec& z, const vec& x, const vec& y) { z = -x + y / 2.0; }
 void e12(vec& z, const vec& x) { z = (-(x * x)).exp(); }

@@ -22,9 +22,7 @@ void e08(vec& z, const vec& x) { z = (x - lz::mean(x)) / lz::norm2(x); }
 void e09(lz::vector<float>& z, const lz::vector<float>& x, const lz::vector<float>& y) {
   z = 2.0f * x + y;
 }
-void e10(lz::vector<int>& z, const lz::vector<int>& x, const lz::vector<int>& y) {
-  z = x * 3 + y;
-}
+void e10(lz::vector<int>& z, const lz::vector<int>& x, const lz::vector<int>& y) { z = x * 3 + y; }
 void e11(vec& z, const vec& x, const vec& y) { z = -x + y / 2.0; }
 void e12(vec& z, const vec& x) { z = lz::exp(-(x * x)); }
 

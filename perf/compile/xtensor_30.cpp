@@ -1,8 +1,8 @@
 // Compile-cost benchmark (perf/compile/run.py): the 30 expressions of lazuli_30.cpp in xtensor
 // (+xsimd). The products e26..e30 need xtensor-blas (xt::linalg::dot): compiled with
 // -DLZ_BENCH_PRODUCTS when its header is installed.
-#include <xtensor/xmath.hpp>
 #include <xtensor/xmanipulation.hpp>
+#include <xtensor/xmath.hpp>
 #include <xtensor/xnoalias.hpp>
 #include <xtensor/xnorm.hpp>
 #include <xtensor/xreducer.hpp>
@@ -24,8 +24,7 @@ void e06(vec& z, const vec& x, const vec& y) {
 }
 void e07(vec& z, const vec& x) { z = xt::clip(x, -0.5, 0.5); }
 void e08(vec& z, const vec& x) { z = (x - xt::mean(x)()) / xt::norm_l2(x)(); }
-void e09(xt::xtensor<float, 1>& z, const xt::xtensor<float, 1>& x,
-         const xt::xtensor<float, 1>& y) {
+void e09(xt::xtensor<float, 1>& z, const xt::xtensor<float, 1>& x, const xt::xtensor<float, 1>& y) {
   z = 2.0f * x + y;
 }
 void e10(xt::xtensor<int, 1>& z, const xt::xtensor<int, 1>& x, const xt::xtensor<int, 1>& y) {

@@ -1,6 +1,6 @@
 // Compile-cost benchmark (perf/compile/run.py): the cost of including xtensor's main header alone.
-#include <xtensor/xmath.hpp>
 #include <xtensor/xmanipulation.hpp>
+#include <xtensor/xmath.hpp>
 #include <xtensor/xnoalias.hpp>
 #include <xtensor/xnorm.hpp>
 #include <xtensor/xreducer.hpp>

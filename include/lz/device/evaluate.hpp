@@ -264,7 +264,7 @@ void device_assign_with(const device_policy& pol, device_view<T, R> dst, const E
       if (!broadcasts_to(e.shape(), dst.shape()))
         throw shape_error(std::string("lz: cannot assign shape ") + to_string(e.shape()) +
                           " to a device destination of shape " + to_string(dst.shape()) + " in '" +
-                          assign_name(Op) + "'");
+                          assign_op_symbol(Op) + "'");
     }
     const long long t0 = logging::on(logging::device) ? logging::now_ns() : 0;
     {
