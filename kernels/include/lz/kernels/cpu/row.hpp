@@ -51,7 +51,7 @@ LZ_INLINE void stream_store(D* p, const B& v) {
     else if constexpr (std::is_same_v<D, float>)
       _mm512_stream_ps(p, r);
     else
-      _mm512_stream_si512(reinterpret_cast<void*>(p), r);
+      _mm512_stream_si512(reinterpret_cast<__m512i*>(p), r); // GCC 12 takes __m512i*, clang void*
     return;
   }
 #endif
