@@ -35,4 +35,32 @@ BOOST_AUTO_TEST_CASE(sums_of_products_of_another_element_type_are_planned_once) 
   });
 }
 
+// Random trees, the first time they ran on an AVX-512 machine: `D /= -(lz::minimum(...))` gave
+// -inf where the reference gave +inf. xsimd 8.1's AVX-512 negation is `0 - x`, which turns +0
+// into +0 instead of -0, and its expm1 and log1p turn -0 into +0 on every target (found once the
+// op sweep compared the signs of zeros). lz's functors now flip the sign bit / keep ±0 lanes.
+template <class T>
+void check_zero_signs() {
+  // 40 elements: whole batches and a scalar tail on every target (8/16 lanes on AVX-512)
+  lz::vector<T> z(40);
+  for (lz::index_t i = 0; i < z.size(); ++i) z(i) = i % 2 ? T(-0.0) : T(0.0);
+  for_each_policy([&](auto pol, const char* pname) {
+    lz::vector<T> r(40);
+    lz::assign(pol, r, T(1) / -z); // 1 / -(+0) = -inf, 1 / -(-0) = +inf
+    for (lz::index_t i = 0; i < r.size(); ++i)
+      BOOST_TEST(r(i) == (i % 2 ? T(INFINITY) : -T(INFINITY)), pname << " 1/-z at " << i);
+    lz::assign(pol, r, lz::expm1(z));
+    for (lz::index_t i = 0; i < r.size(); ++i)
+      BOOST_TEST(std::signbit(r(i)) == bool(i % 2), pname << " expm1 at " << i);
+    lz::assign(pol, r, lz::log1p(z));
+    for (lz::index_t i = 0; i < r.size(); ++i)
+      BOOST_TEST(std::signbit(r(i)) == bool(i % 2), pname << " log1p at " << i);
+  });
+}
+
+BOOST_AUTO_TEST_CASE(negation_expm1_and_log1p_keep_the_sign_of_zero) {
+  check_zero_signs<double>();
+  check_zero_signs<float>();
+}
+
 } // namespace

@@ -62,6 +62,10 @@ void check_all_policies(const std::string& what, const E& e, const Ref& ref, rng
     BOOST_TEST(u <= allowed, what << " under " << pname << " into " << describe(d, "dst") << " ["
                                   << to_string(k) << "]: " << u << " ulp (allowed " << allowed
                                   << ")");
+    // ulp distance counts +0 and -0 as equal; a single op must still get the sign right
+    // (1 / -x turns it into ±inf: xsimd 8.1's AVX-512 negation gave -(+0) = +0).
+    BOOST_TEST(zero_sign_mismatches(d.view, ref) == 0,
+               what << " under " << pname << ": a zero of the wrong sign");
     BOOST_TEST(d.untouched_outside(),
                what << " under " << pname << " wrote outside " << describe(d, "dst"));
     if (eval_too && r.chance(0.25)) {

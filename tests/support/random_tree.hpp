@@ -78,8 +78,8 @@ struct dyn_unary_fn {
       switch (which) {
       case mag + 7: // magnitude twins (tolerance trees): a bound on |x| through each op
         return a * A(L(0.5));
-      case 1:
-        return -a;
+      case 1: // lz's negation: xsimd 8.1's AVX-512 `-a` is 0 - a, which loses the sign of zero
+        return lz::fn::negate_fn{}(a);
       case 2:
         return abs(a);
       case 3:

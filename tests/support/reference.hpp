@@ -255,6 +255,19 @@ double max_ulp(const A& a, const B& b) {
   return worst;
 }
 
+/// Elements where both tensors hold a zero of different signs (max_ulp counts them equal).
+template <class A, class B>
+index_t zero_sign_mismatches(const A& a, const B& b) {
+  index_t n = 0;
+  detail::for_each_index(a, [&](const auto& i) {
+    auto x = ref_at(a, i);
+    auto y = ref_at(b, i);
+    if constexpr (std::is_floating_point_v<decltype(x)>)
+      n += x == 0 && y == 0 && std::signbit(x) != std::signbit(y);
+  });
+  return n;
+}
+
 /// Largest |a - b| / (|b| + tiny) over elements (for reductions and cancellation-prone trees).
 template <class A, class B>
 double max_rel_error(const A& a, const B& b) {
