@@ -7,7 +7,7 @@
 #include <lz/kernels/cpu/parallel.hpp>
 #include <lz/policy.hpp>
 
-#include <xsimd/xsimd.hpp>
+#include <lz/simd.hpp>
 
 #include <string>
 

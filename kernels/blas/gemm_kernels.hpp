@@ -7,7 +7,7 @@
 
 #include <lz/config.hpp>
 
-#include <xsimd/xsimd.hpp>
+#include <lz/simd.hpp>
 
 #include <cstdint>
 #include <type_traits>

@@ -10,7 +10,7 @@
 #include <lz/kernels/blas/blas.hpp>
 #include <lz/kernels/cpu/parallel.hpp>
 
-#include <xsimd/xsimd.hpp>
+#include <lz/simd.hpp>
 
 #include <algorithm>
 #include <cmath>

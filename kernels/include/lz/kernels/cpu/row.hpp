@@ -6,7 +6,7 @@
 
 #include <lz/expr/traverse.hpp>
 
-#include <xsimd/xsimd.hpp>
+#include <lz/simd.hpp>
 
 #include <cstdint>
 

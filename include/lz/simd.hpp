@@ -1,0 +1,47 @@
+// lazuli's one way to include xsimd. Every lazuli header and kernel that needs xsimd includes
+// this file instead of <xsimd/xsimd.hpp>, so the work-around below is always in place.
+//
+// xsimd 8.1 (Debian 12) with AVX512BW and no optimisation (-O0, a debug build on an AVX-512
+// machine with -march=native): kernel::select for integer batches switches on sizeof(T) and
+// names _mm512_mask_blend_epi8/_epi16 in the dead branches. Without __OPTIMIZE__ GCC defines
+// those intrinsics as macros that cast their arguments to __v64qi/__v32hi, which a batch<int32>
+// cannot be cast to, so the build fails. The overloads below, more specialised than xsimd's,
+// take the 32- and 64-bit element types straight to the AVX512F/DQ blend. They must be declared
+// before xsimd_api.hpp, whose dispatch names kernel::select by qualified name (no ADL), so the
+// xsimd headers up to the batch types are included here first, in xsimd.hpp's own order.
+#pragma once
+
+#if !defined(XSIMD_HPP)
+#if defined(__GNUC__)
+#define XSIMD_NO_DISCARD __attribute__((warn_unused_result))
+#else
+#define XSIMD_NO_DISCARD
+#endif
+// (one include per block: clang-format must not reorder them)
+#include <xsimd/config/xsimd_config.hpp>
+
+#include <xsimd/arch/xsimd_scalar.hpp>
+
+#include <xsimd/memory/xsimd_aligned_allocator.hpp>
+#if XSIMD_WITH_AVX512BW
+#include <xsimd/types/xsimd_batch.hpp>
+
+#include <cstdint>
+
+namespace xsimd::kernel {
+#define LZ_SIMD_WIDE_SELECT(T)                                                                     \
+  template <class A>                                                                               \
+  inline batch<T, A> select(batch_bool<T, A> const& c, batch<T, A> const& t, batch<T, A> const& f, \
+                            requires_arch<avx512bw>) noexcept {                                    \
+    return select(c, t, f, avx512dq{});                                                            \
+  }
+LZ_SIMD_WIDE_SELECT(std::int32_t)
+LZ_SIMD_WIDE_SELECT(std::uint32_t)
+LZ_SIMD_WIDE_SELECT(std::int64_t)
+LZ_SIMD_WIDE_SELECT(std::uint64_t)
+#undef LZ_SIMD_WIDE_SELECT
+} // namespace xsimd::kernel
+#endif
+#endif
+
+#include <xsimd/xsimd.hpp>
