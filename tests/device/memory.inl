@@ -100,8 +100,16 @@ BOOST_AUTO_TEST_CASE(stream_work_is_asynchronous_until_sync) {
   expect_match(lz::eval(2.5 * x + 1.5 * y), z1, 2, 1e-14, "stream 1");
   expect_match(lz::eval(x - lz::mean(x)), z2, 8, 1e-13, "stream 2");
   expect_match(lz::eval(lz::sqrt(lz::abs(2.5 * x + 1.5 * y))), e3, 4, 1e-14, "eval on a stream");
-  BOOST_TEST(lz::eval(lz::device.on(s1), lz::sum(dx)) ==
-             lz::eval(lz::device, lz::sum(dx))); // same plan, same bits
+  const double on_stream = lz::eval(lz::device.on(s1), lz::sum(dx));
+  const double on_default = lz::eval(lz::device, lz::sum(dx));
+#if defined(LZ_DEVICE_CUDA)
+  BOOST_TEST(on_stream == on_default); // same plan, same grid: same bits
+#else
+  // Thrust's TBB host system reduces with tbb::parallel_reduce, whose split and join order
+  // depends on which worker steals what: the last bits may differ from run to run
+  // (docs/architecture-device.md, "Reproducibility").
+  BOOST_TEST(lz_dtest::close(on_stream, on_default, 64, 1e-12));
+#endif
 }
 
 BOOST_AUTO_TEST_CASE(allocation_failures_are_device_errors_with_the_cuda_name) {
