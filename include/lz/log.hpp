@@ -37,5 +37,7 @@ unsigned parse(const std::string& list) noexcept;
 
 /// Monotonic clock in nanoseconds, for timing traced calls.
 long long now_ns() noexcept;
+/// write(c, message + " <elapsed since t0> us"), t0 from now_ns().
+void write_timed(channel c, const std::string& message, long long t0);
 
 } // namespace lz::logging

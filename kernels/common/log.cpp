@@ -59,4 +59,8 @@ long long now_ns() noexcept {
       .count();
 }
 
+void write_timed(channel c, const std::string& message, long long t0) {
+  write(c, message + " " + std::to_string(double(now_ns() - t0) * 1e-3) + " us");
+}
+
 } // namespace lz::logging

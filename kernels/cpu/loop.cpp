@@ -427,4 +427,21 @@ std::string describe(const loop_plan& p, int simd_width) {
   return s;
 }
 
+std::string describe_map_loop(const std::string& dst_name, const map_facts& f) {
+  std::string s =
+      "loop " + dst_name + " " + f.op + " f(" + std::to_string(f.operands) + " operands): ";
+  if (f.plan) {
+    s += describe(*f.plan, f.simd_width);
+  } else {
+    s += "flat " + std::to_string(f.flat_size) + " elements, contiguous, ";
+    s += f.simd_width > 1 ? "simd x" + std::to_string(f.simd_width) : std::string("scalar");
+    s += f.flat_threads ? ", " + std::to_string(f.flat_threads) + " threads" : ", 1 thread";
+  }
+  s += ", cost " + std::to_string(f.cost) + "/element";
+  if (f.aliased)
+    s += " into the temporary, then copied into " + dst_name +
+         " (an operand reads it at other positions)";
+  return s;
+}
+
 } // namespace lz::kernels::cpu

@@ -185,25 +185,26 @@ void run_map(const P& pol, tensor_view<T, R> dst, const E& e) {
 }
 
 /// Explain text of run_map's decisions (no memory is touched; opaque nodes were lowered first).
+/// Gathers the facts only; kernels::cpu::describe_map_loop (compiled once) writes the text.
 template <detail::assign_op Op, class P, class T, std::size_t R, class E>
 std::string describe_map(const P& pol, tensor_view<T, R> dst, const E& e,
-                         const std::string& dst_name = "dst", bool* aliased = nullptr) {
+                         const std::string& dst_name, bool* aliased = nullptr) {
   using namespace kernels::cpu;
   static_assert(detail::opaque_count_v<E> == 0, "lz: opaque nodes must be lowered before a loop");
   constexpr std::size_t N = 1 + detail::leaf_count_v<E>;
   constexpr bool S = detail_map::allow_simd<P> && simd_ok<T, E>();
-  const int width = S ? int(xsimd::batch<T>::size) : 1;
-  const char* op = detail::assign_op_symbol(Op);
+  map_facts f;
+  f.op = detail::assign_op_symbol(Op);
+  f.operands = int(N - 1);
+  f.cost = detail::cost_v<E>;
+  if constexpr (S) f.simd_width = int(xsimd::batch<T>::size);
   if constexpr (detail::is_plain_v<E>) {
     char* ptrs[N];
     index_t esize[N];
     if (detail_map::flat_ok(dst, e, ptrs, esize)) {
-      const int t = detail_map::flat_threads<P>(dst.size() * detail::cost_v<E>);
-      return "loop " + dst_name + " " + op + " f(" + std::to_string(N - 1) + " operands): flat " +
-             std::to_string(dst.size()) + " elements, contiguous, " +
-             (width > 1 ? "simd x" + std::to_string(width) : std::string("scalar")) + ", " +
-             (t ? std::to_string(t) + " threads" : std::string("1 thread")) + ", cost " +
-             std::to_string(detail::cost_v<E>) + "/element";
+      f.flat_size = dst.size();
+      f.flat_threads = detail_map::flat_threads<P>(dst.size() * detail::cost_v<E>);
+      return describe_map_loop(dst_name, f);
     }
   }
   detail::temp_store<0> none;
@@ -219,18 +220,13 @@ std::string describe_map(const P& pol, tensor_view<T, R> dst, const E& e,
         for (std::size_t j = 1; j < N; ++j) ops[j].strides[k] = 0;
   }
   const auto& ext = dst.layout().extents;
-  const bool alias =
+  f.aliased =
       kernels::reads_destination_elsewhere(ops[0], ops.data() + 1, int(N - 1), int(R), ext.data());
-  if (aliased) *aliased = alias;
+  if (aliased) *aliased = f.aliased;
   const loop_plan p = plan_loop(int(R), ext.data(), int(N), ops.data(),
                                 detail_map::loop_options_for<P>(detail::cost_v<E>));
-  std::string text = "loop " + dst_name + " " + op + " f(" + std::to_string(N - 1) +
-                     " operands): " + describe(p, width) + ", cost " +
-                     std::to_string(detail::cost_v<E>) + "/element";
-  if (alias)
-    text += " into the temporary, then copied into " + dst_name +
-            " (an operand reads it at other positions)";
-  return text;
+  f.plan = &p;
+  return describe_map_loop(dst_name, f);
 }
 
 /// map rule through a sink: run it, or describe it.
@@ -240,9 +236,7 @@ void lower_map(Sink& s, const P& pol, tensor_view<T, R> dst, const E& e) {
     if (LZ_UNLIKELY(logging::on(logging::loop))) {
       const long long t0 = logging::now_ns();
       run_map<Op>(pol, dst, e);
-      logging::write(logging::loop, describe_map<Op>(pol, dst, e) + " " +
-                                        std::to_string(double(logging::now_ns() - t0) * 1e-3) +
-                                        " us");
+      logging::write_timed(logging::loop, describe_map<Op>(pol, dst, e, "dst"), t0);
       return;
     }
     run_map<Op>(pol, dst, e);

@@ -74,4 +74,19 @@ void run_flat_loop(slab_fn unit, slab_fn stream, const void* ctx, int count, cha
 /// One line for explain: "loop 2-d (2000,2000) tiled 32, strided, 2 threads x 63 items".
 std::string describe(const loop_plan& plan, int simd_width);
 
+/// The facts explain and LZ_LOG print about one elementwise assignment. The per-tree template
+/// (fusion/rules/map.hpp, describe_map) only gathers them; the text is made here, once, so
+/// that no string code is compiled into every assignment.
+struct map_facts {
+  const char* op = "=";            ///< assignment operator
+  int operands = 0;                ///< leaves read
+  int cost = 1;                    ///< per-element cost of the tree
+  int simd_width = 1;              ///< lanes per batch (1: scalar)
+  const loop_plan* plan = nullptr; ///< the driver's plan; null for the contiguous fast path
+  index_t flat_size = 0;           ///< fast path: elements
+  int flat_threads = 0;            ///< fast path: threads (0: this one)
+  bool aliased = false;            ///< evaluated through a temporary, then copied
+};
+std::string describe_map_loop(const std::string& dst_name, const map_facts& f);
+
 } // namespace lz::kernels::cpu
