@@ -25,6 +25,7 @@ struct block_grid {
   const reduce_kernels* k;
   const void* ctx;
   index_t inner, rows, rpb, rblocks, chunk, cpr;
+  index_t prefetch = 0; ///< elements ahead (reduce_options::prefetch_bytes)
   index_t count() const { return p->outer * rblocks * cpr; }
 
   void reduce_block(index_t bi, void* partial) const {
@@ -55,7 +56,8 @@ struct block_grid {
     state_buf st;
     k->init(st.b);
     const index_t first = (slab * rows + r0) * inner + c0; // logical index (keep_order loops)
-    k->slab[static_cast<int>(p->m)](ctx, ptr, s_in, s_out, nrows, ncols, first, inner, st.b);
+    k->slab[static_cast<int>(p->m)](ctx, ptr, s_in, s_out, nrows, ncols, first, inner, prefetch,
+                                    st.b);
     k->finish(st.b, partial);
   }
 };
@@ -155,7 +157,7 @@ void run_reduce(int rank, const index_t* ext, int count, detail::operand* ops,
       for (int j = 0; j < count; ++j) ptr[j] = ops[j].ptr, s_in[j] = 1, s_out[j] = 0;
       state_buf st;
       k.init(st.b);
-      k.slab[static_cast<int>(mode::unit)](ctx, ptr, s_in, s_out, 1, ext[0], 0, ext[0], st.b);
+      k.slab[static_cast<int>(mode::unit)](ctx, ptr, s_in, s_out, 1, ext[0], 0, ext[0], 0, st.b);
       k.finish(st.b, out);
       return;
     }
@@ -181,6 +183,11 @@ void run_reduce(int rank, const index_t* ext, int count, detail::operand* ops,
     g.rblocks = ceil_div(g.rows, g.rpb);
     g.chunk = g.inner;
     g.cpr = 1;
+  }
+  if (opt.prefetch_bytes > 0 && p.m == mode::unit) {
+    index_t bytes = 0;
+    for (int j = 1; j < count; ++j) bytes += p.size * p.ops[j].esize;
+    if (bytes >= opt.prefetch_bytes) g.prefetch = opt.prefetch_distance;
   }
   const int threads = threads_for(opt, p.size * opt.cost);
   reduce_blocks([&](index_t bi, void* part) { g.reduce_block(bi, part); }, k, g.count(), threads,
@@ -251,7 +258,7 @@ void run_reduce_axis(int out_rank, const index_t* out_ext, index_t axis_len, int
         state_buf st;
         k.init(st.b);
         const int m = unit ? 0 : bc ? 1 : 2;
-        k.slab[m](ctx, q, s_ax, zeros, 1, std::min(B, axis_len - bi * B), bi * B, 0, st.b);
+        k.slab[m](ctx, q, s_ax, zeros, 1, std::min(B, axis_len - bi * B), bi * B, 0, 0, st.b);
         k.finish(st.b, part);
       };
       partial_buf part;

@@ -16,8 +16,11 @@ namespace lz::kernels::cpu {
 inline constexpr int max_reduce_state = 1024; ///< bytes of a block accumulator
 inline constexpr int max_reduce_partial = 32; ///< bytes of a finished block result
 
+/// `prefetch`: elements ahead to prefetch in contiguous (unit) slabs, 0 for none (the driver
+/// asks for it only when the operands are larger than the cache; see reduce_options).
 using red_slab_fn = void (*)(const void* ctx, char* const* p, const index_t* s, const index_t* so,
-                             index_t rows, index_t n, index_t first, index_t row_step, void* state);
+                             index_t rows, index_t n, index_t first, index_t row_step,
+                             index_t prefetch, void* state);
 using red_init_fn = void (*)(void* state);
 using red_finish_fn = void (*)(const void* state, void* partial);
 using red_combine_fn = void (*)(void* a, const void* b); // a = a ⊕ b, b after a in index order
@@ -42,6 +45,12 @@ struct reduce_options {
   int cost = 1;
   index_t block = 4096;
   bool keep_order = false; ///< arg-reductions: iterate in logical order (indices count)
+  /// Operand bytes from which contiguous blocks prefetch `prefetch_distance` elements ahead
+  /// (0: never). One core's bandwidth from memory is bounded by the misses it keeps in flight;
+  /// software prefetches 16 KiB ahead add to the hardware prefetcher's (W3 n=1e7: 0.95x the
+  /// time without; in cache they only cost issue slots: W3 n=1e5 1.1x, hence the threshold).
+  index_t prefetch_bytes = 0;
+  index_t prefetch_distance = 2048;
 };
 
 /// Full reduction over `ops[1..count)` (ops[0] guides the dimension order and is not read);
@@ -131,7 +140,8 @@ struct reducer {
 
   template <mode M>
   static void slab(const void* ctx, char* const* p, const index_t* s, const index_t* so,
-                   index_t rows, index_t n, index_t first, index_t row_step, void* st) {
+                   index_t rows, index_t n, index_t first, index_t row_step,
+                   [[maybe_unused]] index_t prefetch, void* st) {
     const E& e = *static_cast<const E*>(ctx);
     state& sum = *static_cast<state*>(st);
     char* q[N];
@@ -145,6 +155,18 @@ struct reducer {
       index_t i = 0;
       if constexpr (S && M != mode::strided) {
         using B = xsimd::batch<V>;
+        if constexpr (M == mode::unit) {
+          if (prefetch > 0) {
+            constexpr auto esz = detail_red::leaf_sizes<E>();
+            for (; i + U * W <= n; i += U * W) {
+              for (std::size_t k = 1; k < N; ++k) // every line of the batches U*W ahead
+                for (index_t l = 0; l < U * W * esz[k]; l += 64)
+                  __builtin_prefetch(q[k] + (i + prefetch) * esz[k] + l);
+              for (int u = 0; u < U; ++u)
+                acc[u] = Op::combine(acc[u], b.template vec<M, B>(i + u * W));
+            }
+          }
+        }
         for (; i + U * W <= n; i += U * W)
           for (int u = 0; u < U; ++u) acc[u] = Op::combine(acc[u], b.template vec<M, B>(i + u * W));
         for (; i + W <= n; i += W) acc[0] = Op::combine(acc[0], b.template vec<M, B>(i));
