@@ -11,6 +11,19 @@
 // xsimd headers up to the batch types are included here first, in xsimd.hpp's own order.
 #pragma once
 
+// GCC 12 with AVX-512 (PR 105593): the _mm512_undefined_* intrinsics are written `__m512 __Y =
+// __Y;`, and once xsimd's bodies inline them into user code GCC reports "'__Y' is used
+// uninitialized" (-Wuninitialized, and -Wmaybe-uninitialized) at that line of its own header,
+// an error under -Werror. The intrinsic headers are included here, first, with those two
+// warnings off for their text only; GCC 13 fixed its headers.
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <immintrin.h>
+#pragma GCC diagnostic pop
+#endif
+
 #if !defined(XSIMD_HPP)
 #if defined(__GNUC__)
 #define XSIMD_NO_DISCARD __attribute__((warn_unused_result))
