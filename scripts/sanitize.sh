@@ -46,9 +46,8 @@ tsan)
   cmake -S . -B "$dir" "${common[@]}" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$flags" \
         -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=thread" \
         -DCMAKE_SHARED_LINKER_FLAGS="-fsanitize=thread" >/dev/null
-  # The suites that run lz::par / lz::automatic over TBB (kernels/cpu/parallel.cpp) or the
-  # TBB host system of the device backend.
-  # TSAN_TESTS="a b" runs a subset.
+  # The suites that run lz::par / lz::automatic over TBB (kernels/cpu/parallel.cpp; not the
+  # device suites, see the top of this file). TSAN_TESTS="a b" runs a subset.
   read -r -a threaded <<<"${TSAN_TESTS:-random_tree_test elementwise_test reduction_test \
 ops_test alias_test alias_torture_test kernels_loop_test evaluate_test gemm_test nested_test \
 fuzz_batch_test}"

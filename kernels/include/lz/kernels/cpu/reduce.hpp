@@ -155,20 +155,16 @@ struct reducer {
       index_t i = 0;
       if constexpr (S && M != mode::strided) {
         using B = xsimd::batch<V>;
-        if constexpr (M == mode::unit) {
-          if (prefetch > 0) {
+        for (; i + U * W <= n; i += U * W) {
+          if constexpr (M == mode::unit) {
             constexpr auto esz = detail_red::leaf_sizes<E>();
-            for (; i + U * W <= n; i += U * W) {
-              for (std::size_t k = 1; k < N; ++k) // every line of the batches U*W ahead
+            if (prefetch > 0) // every line of the batches `prefetch` elements ahead
+              for (std::size_t k = 1; k < N; ++k)
                 for (index_t l = 0; l < U * W * esz[k]; l += 64)
                   __builtin_prefetch(q[k] + (i + prefetch) * esz[k] + l);
-              for (int u = 0; u < U; ++u)
-                acc[u] = Op::combine(acc[u], b.template vec<M, B>(i + u * W));
-            }
           }
-        }
-        for (; i + U * W <= n; i += U * W)
           for (int u = 0; u < U; ++u) acc[u] = Op::combine(acc[u], b.template vec<M, B>(i + u * W));
+        }
         for (; i + W <= n; i += W) acc[0] = Op::combine(acc[0], b.template vec<M, B>(i));
       }
       for (; i < n; ++i) sum.tail = Op::combine(sum.tail, element(b.template at<M>(i), first + i));
