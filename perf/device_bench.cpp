@@ -4,7 +4,8 @@
 // CPU lz::par path over the same memory, so the TBB backend is compared with the engine's own
 // SIMD+TBB loop. The GPU build (device_bench.cu) runs the same code through nvcc.
 //   device_bench [n=1e8] [reps=5]        prints one line per workload: median time, GB/s
-//   device_bench products [n] [reps=5]   W4, W6, W7 on n×n doubles (n = 4096 on a GPU, 1024 on
+//   device_bench products [n] [reps=5] [float]  W4, W6, W7 on n×n doubles (or floats) (n = 4096 on
+//   a GPU, 1024 on
 //                                        the host system) against the direct device BLAS call
 //                                        (cuBLAS) / gemm + one hand-written bias+ReLU kernel
 #include <lz/device.hpp>
@@ -15,23 +16,33 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <string>
 #include <vector>
 
 namespace {
 
-template <class F>
-double median_ms(int reps, F&& f) {
-  f(); // warm-up: first touch, pool, caches
-  std::vector<double> t;
-  for (int r = 0; r < reps; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    t.push_back(
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+// Medians (ms) of the variants, measured interleaved: each repetition runs every variant once,
+// in an order rotated by one per repetition, so drift (clocks, temperature, neighbours) reaches
+// all of them alike. A warm-up round first (first touch, pool, handles, caches).
+std::vector<double> interleaved_ms(int reps, const std::vector<std::function<void()>>& fs) {
+  for (const auto& f : fs) f();
+  const std::size_t v = fs.size();
+  std::vector<std::vector<double>> t(v);
+  for (int r = 0; r < reps; ++r)
+    for (std::size_t j = 0; j < v; ++j) {
+      const std::size_t i = (j + std::size_t(r)) % v;
+      const auto t0 = std::chrono::steady_clock::now();
+      fs[i]();
+      t[i].push_back(
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    }
+  std::vector<double> med(v);
+  for (std::size_t i = 0; i < v; ++i) {
+    std::sort(t[i].begin(), t[i].end());
+    med[i] = t[i][t[i].size() / 2];
   }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  return med;
 }
 
 void row(const char* name, double ms, double bytes, double copy_gbs) {
@@ -40,13 +51,14 @@ void row(const char* name, double ms, double bytes, double copy_gbs) {
 }
 
 // The hand-written baseline of W7's elementwise half: C(i, j) = max(C(i, j) + b(j), 0).
+template <class T>
 struct bias_relu_fn {
-  double* c;
-  const double* b;
+  T* c;
+  const T* b;
   lz::index_t n;
   LZ_HD void operator()(lz::index_t i) const {
-    const double v = c[i] + b[i % n];
-    c[i] = v > 0 || v != v ? v : 0.0;
+    const T v = c[i] + b[i % n];
+    c[i] = v > 0 || v != v ? v : T(0);
   }
 };
 
@@ -57,54 +69,65 @@ void product_row(const char* name, double ms, double flops, double base_ms) {
 
 // W4 C = transpose(A)*B, W6 C = 2*A*B + 3*C, W7 D = maximum(A*B + broadcast_to(b), 0): lazuli's
 // device plan against the same device BLAS call made directly (one cuBLAS call on a GPU).
+template <class T>
 int products(lz::index_t n, int reps) {
   namespace dblas = lz::kernels::dev::blas;
   using dblas::order;
   using dblas::trans;
-  std::printf("%s, products on %lld x %lld doubles, median of %d (%s)\n", lz::device_info().c_str(),
-              (long long)n, (long long)n, reps, dblas::info());
+  std::printf("%s, products on %lld x %lld %s, median of %d (%s)\n", lz::device_info().c_str(),
+              (long long)n, (long long)n, sizeof(T) == 8 ? "doubles" : "floats", reps,
+              dblas::info());
   const lz::shape_t<2> s{n, n};
-  auto A = lz::to_device(lz::random<double>(s, 1)), B = lz::to_device(lz::random<double>(s, 2));
-  auto b = lz::to_device(lz::random<double>(lz::shape_t<1>{n}, 3));
-  lz::device_tensor<double, 2> C(s), D(s);
-  C = 0.5 * A;
+  auto A = lz::to_device(lz::random<T>(s, 1)), B = lz::to_device(lz::random<T>(s, 2));
+  auto b = lz::to_device(lz::random<T>(lz::shape_t<1>{n}, 3));
+  lz::device_tensor<T, 2> C(s), D(s);
+  C = T(0.5) * A;
   const double flops = 2.0 * double(n) * double(n) * double(n);
   auto sync = [] { lz::kernels::dev::stream_sync(nullptr); };
 
-  const double w4_direct = median_ms(reps, [&] {
-    dblas::gemm(nullptr, order::row_major, trans::transpose, trans::none, n, n, n, 1.0, A.data(), n,
-                B.data(), n, 0.0, C.data(), n);
-    sync();
-  });
-  product_row("W4 direct gemm(T, N)", w4_direct, flops, w4_direct);
-  product_row("W4 C = transpose(A)*B  (lazuli device)",
-              median_ms(reps, [&] { C = lz::transpose(A) * B; }), flops, w4_direct);
+  const auto w4 = interleaved_ms(reps, {[&] {
+                                          dblas::gemm(nullptr, order::row_major, trans::transpose,
+                                                      trans::none, n, n, n, T(1), A.data(), n,
+                                                      B.data(), n, T(0), C.data(), n);
+                                          sync();
+                                        },
+                                        [&] { C = lz::transpose(A) * B; }});
+  product_row("W4 direct gemm(T, N)", w4[0], flops, w4[0]);
+  product_row("W4 C = transpose(A)*B  (lazuli device)", w4[1], flops, w4[0]);
 
-  const double w6_direct = median_ms(reps, [&] {
-    dblas::gemm(nullptr, order::row_major, trans::none, trans::none, n, n, n, 2.0, A.data(), n,
-                B.data(), n, 3.0, C.data(), n);
-    sync();
-  });
-  product_row("W6 direct gemm(alpha=2, beta=3)", w6_direct, flops, w6_direct);
-  product_row("W6 C = 2*A*B + 3*C  (lazuli device)",
-              median_ms(reps, [&] { C = 2.0 * A * B + 3.0 * C; }), flops, w6_direct);
+  const auto w6 =
+      interleaved_ms(reps, {[&] {
+                              dblas::gemm(nullptr, order::row_major, trans::none, trans::none, n, n,
+                                          n, T(2), A.data(), n, B.data(), n, T(3), C.data(), n);
+                              sync();
+                            },
+                            [&] { C = T(2) * A * B + T(3) * C; }});
+  product_row("W6 direct gemm(alpha=2, beta=3)", w6[0], flops, w6[0]);
+  product_row("W6 C = 2*A*B + 3*C  (lazuli device)", w6[1], flops, w6[0]);
 
-  const double w7_direct = median_ms(reps, [&] {
-    dblas::gemm(nullptr, order::row_major, trans::none, trans::none, n, n, n, 1.0, A.data(), n,
-                B.data(), n, 0.0, D.data(), n);
-    lz::kernels::dev::with_policy({nullptr}, "bias+relu baseline", [&](auto&& pol) {
-      thrust::for_each_n(pol, thrust::counting_iterator<lz::index_t>(0), n * n,
-                         bias_relu_fn{D.data(), b.data(), n});
-    });
-    sync();
-  });
-  product_row("W7 direct gemm + one bias/ReLU kernel", w7_direct, flops, w7_direct);
-  auto w7 = [&] { D = lz::maximum(A * B + lz::broadcast_to(b, {n, n}), 0.0); };
-  product_row("W7 D = maximum(A*B + b, 0)  (lazuli, epilogue)", median_ms(reps, w7), flops,
-              w7_direct);
-  dblas::set_epilogue_enabled(false);
-  product_row("W7 (lazuli, epilogue off: gemm + one pass)", median_ms(reps, w7), flops, w7_direct);
-  dblas::set_epilogue_enabled(true);
+  auto w7 = [&](dblas::epilogue_policy p) {
+    return [&, p] {
+      dblas::set_epilogue(p);
+      D = lz::maximum(A * B + lz::broadcast_to(b, {n, n}), T(0));
+      dblas::set_epilogue(dblas::epilogue_policy::automatic);
+    };
+  };
+  const auto w7t = interleaved_ms(
+      reps, {[&] {
+               dblas::gemm(nullptr, order::row_major, trans::none, trans::none, n, n, n, T(1),
+                           A.data(), n, B.data(), n, T(0), D.data(), n);
+               lz::kernels::dev::with_policy({nullptr}, "bias+relu baseline", [&](auto&& pol) {
+                 thrust::for_each_n(pol, thrust::counting_iterator<lz::index_t>(0), n * n,
+                                    bias_relu_fn<T>{D.data(), b.data(), n});
+               });
+               sync();
+             },
+             w7(dblas::epilogue_policy::automatic), w7(dblas::epilogue_policy::always),
+             w7(dblas::epilogue_policy::never)});
+  product_row("W7 direct gemm + one bias/ReLU kernel", w7t[0], flops, w7t[0]);
+  product_row("W7 D = maximum(A*B + b, 0)  (lazuli, default)", w7t[1], flops, w7t[0]);
+  product_row("W7 (lazuli, epilogue on)", w7t[2], flops, w7t[0]);
+  product_row("W7 (lazuli, epilogue off: gemm + one pass)", w7t[3], flops, w7t[0]);
   return 0;
 }
 
@@ -118,7 +141,9 @@ int main(int argc, char** argv) {
     }
     const lz::index_t n =
         argc > 2 ? lz::index_t(std::atof(argv[2])) : lz::index_t(LZ_DEVICE_IS_GPU ? 4096 : 1024);
-    return products(n, argc > 3 ? std::atoi(argv[3]) : 5);
+    const int reps = argc > 3 ? std::atoi(argv[3]) : 5;
+    const bool f32 = argc > 4 && std::string(argv[4]) == "float";
+    return f32 ? products<float>(n, reps) : products<double>(n, reps);
   }
   const lz::index_t n = argc > 1 ? lz::index_t(std::atof(argv[1])) : lz::index_t(100000000);
   const int reps = argc > 2 ? std::atoi(argv[2]) : 5;
@@ -136,35 +161,33 @@ int main(int argc, char** argv) {
   v = x * 0.75;
   const double d = double(n) * sizeof(double);
 
-  const double copy_ms = median_ms(reps, [&] {
-    lz::kernels::dev::copy(z.data(), x.data(), std::size_t(d),
-                           lz::kernels::dev::copy_kind::device_to_device, nullptr);
-    lz::kernels::dev::stream_sync(nullptr);
-  });
-  const double copy_gbs = 2 * d / (copy_ms * 1e6);
-  row("d2d copy (read + write)", copy_ms, 2 * d, copy_gbs);
-  row("W1 z = 2.5*x + 1.5*y  (device)", median_ms(reps, [&] { z = 2.5 * x + 1.5 * y; }), 3 * d,
-      copy_gbs);
-  row("W2 z = x*y + sin(w)*exp(-v) (device)",
-      median_ms(reps, [&] { z = x * y + lz::sin(w) * lz::exp(-v); }), 5 * d, copy_gbs);
   double s = 0;
-  row("W3 s = sum((x-y)^2)   (device)",
-      median_ms(reps, [&] { s = lz::eval(lz::device, lz::sum(lz::square(x - y))); }), 2 * d,
-      copy_gbs);
+  const auto t = interleaved_ms(
+      reps, {[&] {
+               lz::kernels::dev::copy(z.data(), x.data(), std::size_t(d),
+                                      lz::kernels::dev::copy_kind::device_to_device, nullptr);
+               lz::kernels::dev::stream_sync(nullptr);
+             },
+             [&] { z = 2.5 * x + 1.5 * y; }, [&] { z = x * y + lz::sin(w) * lz::exp(-v); },
+             [&] { s = lz::eval(lz::device, lz::sum(lz::square(x - y))); }});
+  const double copy_gbs = 2 * d / (t[0] * 1e6);
+  row("d2d copy (read + write)", t[0], 2 * d, copy_gbs);
+  row("W1 z = 2.5*x + 1.5*y  (device)", t[1], 3 * d, copy_gbs);
+  row("W2 z = x*y + sin(w)*exp(-v) (device)", t[2], 5 * d, copy_gbs);
+  row("W3 s = sum((x-y)^2)   (device)", t[3], 2 * d, copy_gbs);
 #if !LZ_DEVICE_IS_GPU
   // The same memory through the CPU engine (lz::par: xsimd + TBB), for comparison.
   auto hx = lz::adopt(x.data(), shape), hy = lz::adopt(y.data(), shape),
        hw = lz::adopt(w.data(), shape), hv = lz::adopt(v.data(), shape),
        hz = lz::adopt(z.data(), shape);
-  row("W1 z = 2.5*x + 1.5*y  (CPU lz::par)",
-      median_ms(reps, [&] { lz::assign(lz::par, hz, 2.5 * hx + 1.5 * hy); }), 3 * d, copy_gbs);
-  row("W2 (CPU lz::par)",
-      median_ms(reps, [&] { lz::assign(lz::par, hz, hx * hy + lz::sin(hw) * lz::exp(-hv)); }),
-      5 * d, copy_gbs);
   double hs = 0;
-  row("W3 (CPU lz::par)",
-      median_ms(reps, [&] { hs = lz::eval(lz::par, lz::sum(lz::square(hx - hy))); }), 2 * d,
-      copy_gbs);
+  const auto c =
+      interleaved_ms(reps, {[&] { lz::assign(lz::par, hz, 2.5 * hx + 1.5 * hy); },
+                            [&] { lz::assign(lz::par, hz, hx * hy + lz::sin(hw) * lz::exp(-hv)); },
+                            [&] { hs = lz::eval(lz::par, lz::sum(lz::square(hx - hy))); }});
+  row("W1 z = 2.5*x + 1.5*y  (CPU lz::par)", c[0], 3 * d, copy_gbs);
+  row("W2 (CPU lz::par)", c[1], 5 * d, copy_gbs);
+  row("W3 (CPU lz::par)", c[2], 2 * d, copy_gbs);
   std::printf("W3 device %.17g, CPU %.17g\n", s, hs);
 #else
   std::printf("W3 = %.17g\n", s);

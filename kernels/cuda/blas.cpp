@@ -1,8 +1,8 @@
 // Device BLAS on cuBLAS (64-bit API) and cuBLASLt: see kernels/include/lz/kernels/cuda/blas.hpp.
-// Host-compiled (no nvcc). One cuBLAS handle per stream, created on first use and destroyed with
-// the stream; one cuBLASLt handle per process. Row-major calls are the column-major call on the
-// transposed problem: C = op(A)·op(B) is computed as Cᵀ = op(B)ᵀ·op(A)ᵀ, operands swapped, flags
-// unchanged (a row-major buffer read column-major IS the transpose).
+// Host-compiled (no nvcc). One cuBLAS handle and one cuBLASLt workspace per stream, created on
+// first use and released with the stream; one cuBLASLt handle per process. Row-major calls are the
+// column-major call on the transposed problem: C = op(A)·op(B) is computed as Cᵀ = op(B)ᵀ·op(A)ᵀ,
+// operands swapped, flags unchanged (a row-major buffer read column-major IS the transpose).
 #include <lz/errors.hpp>
 #include <lz/kernels/cuda/blas.hpp>
 #include <lz/kernels/cuda/runtime.hpp>
@@ -28,23 +28,31 @@ void check(cublasStatus_t s, const char* what) {
                        int(s), cublasGetStatusName(s));
 }
 
+// What each stream keeps: its cuBLAS handle and cuBLASLt's workspace for calls on it (kept like
+// cuBLAS keeps its own, so an epilogue call takes no temporary; grown when a call needs more).
+struct stream_blas {
+  cublasHandle_t handle = nullptr;
+  void* lt_workspace = nullptr;
+  std::size_t lt_bytes = 0;
+};
 std::mutex g_mutex;
-std::map<void*, cublasHandle_t>& handles() {
-  static auto* m = new std::map<void*, cublasHandle_t>; // outlives static destructors
+std::map<void*, stream_blas>& handles() {
+  static auto* m = new std::map<void*, stream_blas>; // outlives static destructors
   return *m;
 }
 void release_stream(void* stream) {
   std::lock_guard lock(g_mutex);
   auto it = handles().find(stream);
   if (it != handles().end()) {
-    (void)cublasDestroy(it->second);
+    (void)cublasDestroy(it->second.handle);
+    deallocate(it->second.lt_workspace); // cudaFree waits for the work still using it
     handles().erase(it);
   }
 }
 
-// The handle bound to `stream` (cuBLAS calls are then ordered on it).
-cublasHandle_t handle_for(void* stream) {
-  std::lock_guard lock(g_mutex);
+// The entry of `stream`, its cuBLAS handle bound to it (cuBLAS calls are then ordered on it).
+// @pre g_mutex is held.
+stream_blas& entry_for(void* stream) {
   static const bool registered = (on_stream_destroy(&release_stream), true);
   (void)registered;
   auto it = handles().find(stream);
@@ -52,9 +60,31 @@ cublasHandle_t handle_for(void* stream) {
   require_device();
   cublasHandle_t h = nullptr;
   check(cublasCreate(&h), "cublasCreate");
-  check(cublasSetStream(h, static_cast<cudaStream_t>(stream)), "cublasSetStream");
-  handles().emplace(stream, h);
-  return h;
+  if (const cublasStatus_t s = cublasSetStream(h, static_cast<cudaStream_t>(stream));
+      s != CUBLAS_STATUS_SUCCESS) {
+    (void)cublasDestroy(h);
+    check(s, "cublasSetStream");
+  }
+  return handles().emplace(stream, stream_blas{h, nullptr, 0}).first->second;
+}
+
+cublasHandle_t handle_for(void* stream) {
+  std::lock_guard lock(g_mutex);
+  return entry_for(stream).handle;
+}
+
+// cuBLASLt's workspace for calls on `stream`, at least `bytes` long.
+void* lt_workspace_for(void* stream, std::size_t bytes) {
+  if (bytes == 0) return nullptr;
+  std::lock_guard lock(g_mutex);
+  stream_blas& e = entry_for(stream);
+  if (e.lt_bytes < bytes) {
+    void* fresh = allocate(bytes); // throws (out of memory) before the old one is given up
+    deallocate(e.lt_workspace);    // cudaFree: waits for the calls still using it
+    e.lt_workspace = fresh;
+    e.lt_bytes = bytes;
+  }
+  return e.lt_workspace;
 }
 
 cublasLtHandle_t lt_handle() {
@@ -143,7 +173,7 @@ template <class T>
 bool gemm_bias_relu_impl(void* stream, trans ta, trans tb, index_t m, index_t n, index_t k, T alpha,
                          const T* A, index_t lda, const T* B, index_t ldb, const T* bias, T* C,
                          index_t ldc) {
-  if (!epilogue_enabled()) return false;
+  if (!epilogue_used(sizeof(T))) return false;
   constexpr bool dbl = std::is_same_v<T, double>;
   const cudaDataType_t dt = dbl ? CUDA_R_64F : CUDA_R_32F;
   const cublasComputeType_t ct = dbl ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F;
@@ -189,12 +219,11 @@ bool gemm_bias_relu_impl(void* stream, trans ta, trans tb, index_t m, index_t n,
     return false;
   }
   ws = best.workspaceSize;
-  void* w = ws ? pool_allocate(ws, stream) : nullptr;
+  void* w = lt_workspace_for(stream, ws);
   const T zero = 0;
-  const cublasStatus_t s = cublasLtMatmul(lt, L.op, &alpha, B, L.a, A, L.b, &zero, C, L.c, C, L.c,
-                                          &best.algo, w, ws, static_cast<cudaStream_t>(stream));
-  pool_deallocate(w, ws, stream);
-  check(s, "cublasLtMatmul(bias+relu)");
+  check(cublasLtMatmul(lt, L.op, &alpha, B, L.a, A, L.b, &zero, C, L.c, C, L.c, &best.algo, w, ws,
+                       static_cast<cudaStream_t>(stream)),
+        "cublasLtMatmul(bias+relu)");
   check_launch("cublasLtMatmul");
   note("gemm_bias_relu", order::row_major, ta, tb, m, n, k, lda, ldb, ldc, alpha, T(0));
   return true;

@@ -121,7 +121,7 @@ static void cblas_call_gemm(trans ta, trans tb, index_t m, index_t n, index_t k,
 template <class T>
 bool bias_relu(void*, trans ta, trans tb, index_t m, index_t n, index_t k, T alpha, const T* A,
                index_t lda, const T* B, index_t ldb, const T* bias, T* C, index_t ldc) {
-  if (!epilogue_enabled()) return false;
+  if (!epilogue_used(sizeof(T))) return false;
   // One recorded call, as on the GPU (the CBLAS gemm inside is not recorded separately).
   note("gemm_bias_relu", order::row_major, ta, tb, m, n, k, lda, ldb, ldc, alpha, T(0));
   cblas_call_gemm(ta, tb, m, n, k, alpha, A, lda, B, ldb, C, ldc);

@@ -67,7 +67,8 @@ void reset_counters() noexcept {
 namespace lz::kernels::dev::blas {
 inline namespace LZ_DEVICE_ABI {
 namespace {
-std::atomic<bool> g_epilogue{true}, g_recording{false};
+std::atomic<epilogue_policy> g_epilogue{epilogue_policy::automatic};
+std::atomic<bool> g_recording{false};
 std::mutex g_calls_mutex;
 std::vector<call>& calls() {
   static auto* v = new std::vector<call>; // outlives static destructors
@@ -75,8 +76,19 @@ std::vector<call>& calls() {
 }
 } // namespace
 
-void set_epilogue_enabled(bool on) noexcept { g_epilogue.store(on, std::memory_order_relaxed); }
-bool epilogue_enabled() noexcept { return g_epilogue.load(std::memory_order_relaxed); }
+void set_epilogue(epilogue_policy p) noexcept { g_epilogue.store(p, std::memory_order_relaxed); }
+epilogue_policy epilogue() noexcept { return g_epilogue.load(std::memory_order_relaxed); }
+bool epilogue_used(std::size_t element_bytes) noexcept {
+  switch (epilogue()) {
+  case epilogue_policy::always:
+    return true;
+  case epilogue_policy::never:
+    return false;
+  case epilogue_policy::automatic:
+    break;
+  }
+  return element_bytes < 8; // the same rule on the host system, so both builds plan alike
+}
 
 void record_calls(bool on) {
   std::lock_guard lock(g_calls_mutex);

@@ -209,6 +209,7 @@ BOOST_AUTO_TEST_CASE(bias_relu_is_one_epilogue_call_without_temporaries) {
   const auto dB = lz::to_device(B);
   const auto db = lz::to_device(b);
   lz::device_tensor<double, 2> dD(lz::shape_t<2>{m, n});
+  dblas::set_epilogue(dblas::epilogue_policy::always); // double: automatic does not use it
   device_recording rec;
   lz::reset_device_stats();
   dD = lz::maximum(dA * dB + lz::broadcast_to(db, {m, n}), 0.0); // W7
@@ -229,8 +230,82 @@ BOOST_AUTO_TEST_CASE(bias_relu_is_one_epilogue_call_without_temporaries) {
   BOOST_TEST(c2.routine == "dgemm_bias_relu");
   BOOST_TEST(char(c2.ta) == 'T');
   BOOST_TEST(c2.alpha == 0.5);
+  dblas::set_epilogue(dblas::epilogue_policy::automatic);
   D = lz::maximum(0.0, 0.5 * (A * B) + lz::broadcast_to(b, {m, n}));
   expect_match(D, dD, 64, 1e-12, "relu(0.5 AᵀᵀB + b)");
+}
+
+// The default policy: float through the epilogue, double as gemm + one fused pass (cuBLASLt's
+// fp64 epilogue kernels run at half its DGEMM rate); the same plan on both builds.
+BOOST_AUTO_TEST_CASE(bias_relu_uses_the_epilogue_for_float_and_gemm_plus_one_pass_for_double) {
+  BOOST_TEST((dblas::epilogue() == dblas::epilogue_policy::automatic));
+  const index_t m = 12, n = 10, k = 6;
+  const auto Ad = rnd<double, 2>({m, k}, 51), Bd = rnd<double, 2>({k, n}, 52);
+  const auto bd = rnd<double, 1>({n}, 53);
+  const auto Af = lz::eval(lz::cast<float>(Ad)), Bf = lz::eval(lz::cast<float>(Bd));
+  const auto bf = lz::eval(lz::cast<float>(bd));
+  {
+    const auto dA = lz::to_device(Af);
+    const auto dB = lz::to_device(Bf);
+    const auto db = lz::to_device(bf);
+    lz::device_tensor<float, 2> dD(lz::shape_t<2>{m, n});
+    device_recording rec;
+    lz::reset_device_stats();
+    dD = lz::maximum(dA * dB + lz::broadcast_to(db, {m, n}), 0.0f);
+    BOOST_TEST(lz::device_stats().launches == 0u);
+    BOOST_TEST(rec.only().routine == "sgemm_bias_relu");
+    lz::matrix<float> D = lz::maximum(Af * Bf + lz::broadcast_to(bf, {m, n}), 0.0f);
+    expect_match(D, dD, 64, 1e-5, "float: epilogue");
+  }
+  const auto dA = lz::to_device(Ad);
+  const auto dB = lz::to_device(Bd);
+  const auto db = lz::to_device(bd);
+  lz::device_tensor<double, 2> dD(lz::shape_t<2>{m, n});
+  device_recording rec;
+  lz::reset_device_stats();
+  dD = lz::maximum(dA * dB + lz::broadcast_to(db, {m, n}), 0.0);
+  BOOST_TEST(lz::device_stats().pool_requests == 0u);
+  BOOST_TEST(lz::device_stats().launches == 1u); // the one fused bias+relu pass
+  const auto c = rec.only();
+  BOOST_TEST(c.routine == "dgemm");
+  BOOST_TEST(c.beta == 0.0);
+  lz::matrix<double> D = lz::maximum(Ad * Bd + lz::broadcast_to(bd, {m, n}), 0.0);
+  expect_match(D, dD, 64, 1e-12, "double: gemm + one pass");
+  const std::string plan =
+      lz::explain(lz::device, dD, lz::maximum(dA * dB + lz::broadcast_to(db, {m, n}), 0.0));
+  BOOST_TEST(plan.find("then one bias+relu pass") != std::string::npos, plan);
+}
+
+// lz::maximum(v, 0) keeps a NaN v (as on the CPU); so must the epilogue, in float and double,
+// whether the NaN comes from A, from B or from the bias, and whichever path the build takes.
+template <class T>
+void check_bias_relu_nan(bool epilogue) {
+  const index_t m = 9, n = 7, k = 5;
+  auto A = rnd<T, 2>({m, k}, 31), B = rnd<T, 2>({k, n}, 32);
+  auto b = rnd<T, 1>({n}, 33);
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  A(2, 1) = nan;                                 // row 2 of the result
+  B(3, 4) = nan;                                 // column 4
+  b(6) = nan;                                    // column 6
+  A(5, 0) = -std::numeric_limits<T>::infinity(); // row 5: -inf or NaN, never 0 by accident
+  const auto dA = lz::to_device(A);
+  const auto dB = lz::to_device(B);
+  const auto db = lz::to_device(b);
+  lz::device_tensor<T, 2> dD(lz::shape_t<2>{m, n});
+  dblas::set_epilogue(epilogue ? dblas::epilogue_policy::always : dblas::epilogue_policy::never);
+  dD = lz::maximum(dA * dB + lz::broadcast_to(db, {m, n}), T(0));
+  dblas::set_epilogue(dblas::epilogue_policy::automatic);
+  lz::matrix<T> D = lz::maximum(A * B + lz::broadcast_to(b, {m, n}), T(0));
+  BOOST_TEST(std::isnan(D(2, 0)));
+  expect_match(D, dD, 64, sizeof(T) == 4 ? 1e-5 : 1e-12,
+               std::string("relu(AB + b) with NaN, epilogue ") + (epilogue ? "on" : "off"));
+}
+
+BOOST_AUTO_TEST_CASE(bias_relu_keeps_nan_like_maximum) {
+  for (const bool epilogue : {true, false}) {
+    check_bias_relu_nan<double>(epilogue);
+    check_bias_relu_nan<float>(epilogue);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(bias_relu_falls_back_to_gemm_and_one_elementwise_pass) {
@@ -241,11 +316,11 @@ BOOST_AUTO_TEST_CASE(bias_relu_falls_back_to_gemm_and_one_elementwise_pass) {
   const auto dB = lz::to_device(B);
   const auto db = lz::to_device(b);
   lz::device_tensor<float, 2> dD(lz::shape_t<2>{m, n});
-  dblas::set_epilogue_enabled(false);
+  dblas::set_epilogue(dblas::epilogue_policy::never);
   device_recording rec;
   lz::reset_device_stats();
   dD = lz::maximum(dA * dB + lz::broadcast_to(db, {m, n}), 0.0f);
-  dblas::set_epilogue_enabled(true);
+  dblas::set_epilogue(dblas::epilogue_policy::automatic);
   BOOST_TEST(lz::device_stats().pool_requests == 0u);
   BOOST_TEST(lz::device_stats().launches == 1u); // the one elementwise pass
   const auto c = rec.only();

@@ -140,7 +140,9 @@ class device_exec_sink {
                                            g.lda, g.B.ptr, g.ldb, b.bias, g.C.ptr, g.ldc))
       return;
     if (logging::on(logging::device))
-      logging::write(logging::device, "bias+relu: epilogue unavailable, gemm + one pass");
+      logging::write(logging::device, kernels::dev::blas::epilogue_used(sizeof(V))
+                                          ? "bias+relu: epilogue unavailable, gemm + one pass"
+                                          : "bias+relu: gemm + one pass (epilogue policy)");
     kernels::dev::blas::gemm(pol_.stream, g.o, g.ta, g.tb, g.m, g.n, g.k, g.alpha, g.A.ptr, g.lda,
                              g.B.ptr, g.ldb, V(0), g.C.ptr, g.ldc);
     pass();
@@ -268,16 +270,21 @@ class device_explain_sink : public fusion::explain_sink {
   template <class V, class Pass>
   void bias_relu(const bias_relu_step<V>& b, Pass&&) {
     const auto& g = b.g;
-    const std::string name =
-        LZ_DEVICE_IS_GPU ? std::string("cublasLtMatmul ") + (std::is_same_v<V, float> ? "s" : "d") +
-                               "gemm + RELU_BIAS epilogue"
-                         : "device " + device_routine<V>("gemm") + " + bias + relu";
+    const bool epilogue = kernels::dev::blas::epilogue_used(sizeof(V));
+    const std::string name = !epilogue ? device_routine<V>("gemm") + " then one bias+relu pass"
+                             : LZ_DEVICE_IS_GPU
+                                 ? std::string("cublasLtMatmul ") +
+                                       (std::is_same_v<V, float> ? "s" : "d") +
+                                       "gemm + RELU_BIAS epilogue"
+                                 : "device " + device_routine<V>("gemm") + " + bias + relu";
     step(fusion::detail_plan::describe_gemm(name.c_str(), false, char(g.o), char(g.ta), char(g.tb),
                                             g.m, g.n, g.k,
                                             fusion::detail_plan::scalar_text(g.alpha), "0", g.lda,
                                             g.ldb, g.ldc, g.A.from.id, g.B.from.id, g.C.from.id) +
-             ", bias per column (one call; gemm + one elementwise pass if the epilogue is "
-             "unavailable)",
+             (epilogue ? ", bias per column (one call; gemm + one elementwise pass if the epilogue "
+                         "is unavailable)"
+                       : ", bias per column (the epilogue policy prefers gemm + one pass for "
+                         "this type)"),
          "bias+relu");
   }
 

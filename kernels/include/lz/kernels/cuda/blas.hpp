@@ -67,11 +67,22 @@ bool gemm_bias_relu(void* stream, trans ta, trans tb, index_t m, index_t n, inde
 /// "cuBLAS 13.1" or "CBLAS on the host system (OpenBLAS ...)".
 const char* info() noexcept;
 
-/// Turns the cuBLASLt bias+ReLU epilogue off (gemm_bias_relu then returns false at once and the
-/// plan runs gemm + one elementwise pass): perf/device_bench's A/B measurement and the fallback's
-/// tests. On by default.
-void set_epilogue_enabled(bool on) noexcept;
-bool epilogue_enabled() noexcept;
+/// When the bias+ReLU rule runs the cuBLASLt epilogue (gemm_bias_relu returns false at once where
+/// it does not, and the plan runs gemm + one elementwise pass instead).
+enum class epilogue_policy : int {
+  /// float: the epilogue; double: gemm + one pass. Measured on an H200 (perf/RESULTS.md, "Device
+  /// backend on a GPU"): cuBLASLt's fp64 RELU_BIAS kernels run at 30 TFLOP/s at best against
+  /// 61 for its plain fp64 ones, so the epilogue took 1.93x the time of cuBLAS dgemm + one
+  /// hand-written pass, while lazuli's gemm + one fused pass took 0.95x; in float the epilogue
+  /// is the faster (0.98x).
+  automatic,
+  always, ///< the epilogue whenever cuBLASLt has an algorithm (the epilogue's own tests)
+  never   ///< gemm + one elementwise pass (perf/device_bench's A/B switch, the fallback's tests)
+};
+void set_epilogue(epilogue_policy p) noexcept;
+epilogue_policy epilogue() noexcept;
+/// Whether the policy runs the epilogue for elements of `element_bytes` (4: float, 8: double).
+bool epilogue_used(std::size_t element_bytes) noexcept;
 
 /// One device product call as issued (both implementations, and the own Thrust kernels of
 /// kernels/thrust/gemm_generic.hpp): what tests assert plans against. Flags are the interface's
