@@ -58,3 +58,12 @@ LZ_SIMD_WIDE_SELECT(std::uint64_t)
 #endif
 
 #include <xsimd/xsimd.hpp>
+
+namespace lz::fn::detail {
+// Declared in lz/ops/functors.hpp: true when any lane of a batch mask is set (one kortest on
+// AVX-512, one movemask on AVX/SSE; a store and a loop over the lanes cost as much as an exp).
+template <class M>
+bool any_lane(const M& m) {
+  return xsimd::any(m);
+}
+} // namespace lz::fn::detail

@@ -61,28 +61,23 @@ concept batch_like = !std::is_arithmetic_v<A> && requires {
   typename A::value_type;
 };
 
-// True when any lane of a batch mask is set. (Spelled with a store: an unqualified any()/all()
-// could find lz's reductions instead of xsimd's.)
+// True when any lane of a batch mask is set. Defined in lz/simd.hpp (xsimd::any: one test of
+// the mask register), which every batch kernel includes; this header stays free of xsimd.
 template <class M>
-bool any_lane(const M& m) {
-  bool b[M::size];
-  m.store_unaligned(b);
-  for (bool x : b)
-    if (x) return true;
-  return false;
-}
+bool any_lane(const M& m);
 
 // f lane by lane with the scalar (std) function: the exact fallback for batches that hold a
-// lane xsimd's approximation gets wrong.
+// lane xsimd's approximation gets wrong. Kept out of line: it is the rare path, and inlined into
+// a kernel's unrolled loop it costs the common path registers and code size.
 template <class A, class F>
-A per_lane(const A& a, F f) {
+LZ_NOINLINE A per_lane(const A& a, F f) {
   alignas(64) typename A::value_type x[A::size];
   a.store_unaligned(x);
   for (auto& v : x) v = f(v);
   return A::load_unaligned(x);
 }
 template <class A, class F>
-A per_lane(const A& a, const A& b, F f) {
+LZ_NOINLINE A per_lane(const A& a, const A& b, F f) {
   alignas(64) typename A::value_type x[A::size], y[A::size];
   a.store_unaligned(x);
   b.store_unaligned(y);
