@@ -1,13 +1,18 @@
 // CPU loop driver: coalesce, order, tile and partition a loop nest, then call a tree's slab
-// kernels. Compiled once; user translation units only instantiate the slab kernels.
+// kernel. Compiled once; user translation units only instantiate one slab kernel per tree.
+#include <lz/kernels/alias.hpp>
 #include <lz/kernels/cpu/loop.hpp>
 #include <lz/kernels/cpu/parallel.hpp>
+#include <lz/log.hpp>
+#include <lz/memory.hpp>
+#include <lz/policy.hpp>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
 #include <utility>
+#include <vector>
 
 #if defined(__AVX__)
 #include <immintrin.h>
@@ -37,6 +42,24 @@ void stage_scalar(char* dst, const char* src, index_t r0, index_t rows, index_t 
 struct bytes16 {
   unsigned char b[16];
 };
+
+// f(U{}) with U an unsigned type of es bytes (4, 8, 16); false for other sizes.
+template <class F>
+bool by_element_size(index_t es, F&& f) {
+  switch (es) {
+  case 4:
+    f(std::uint32_t{});
+    return true;
+  case 8:
+    f(std::uint64_t{});
+    return true;
+  case 16:
+    f(bytes16{});
+    return true;
+  default:
+    return false;
+  }
+}
 
 void stage_tile(char* dst, const char* src, index_t rows, index_t cols, index_t cs, index_t es,
                 index_t ds) {
@@ -282,18 +305,104 @@ loop_plan plan_loop(int rank, const index_t* extents, int count, detail::operand
   return p;
 }
 
+void gather_elements(char* dst, const char* src, index_t ss, index_t n, index_t es) {
+  if (!by_element_size(es, [&](auto tag) {
+        using U = decltype(tag);
+        U* d = reinterpret_cast<U*>(dst);
+        if (ss == 0) {
+          U v;
+          std::memcpy(&v, src, sizeof(U));
+          for (index_t i = 0; i < n; ++i) d[i] = v;
+        } else {
+          for (index_t i = 0; i < n; ++i) std::memcpy(d + i, src + i * ss, sizeof(U));
+        }
+      }))
+    for (index_t i = 0; i < n; ++i) std::memcpy(dst + i * es, src + i * ss, std::size_t(es));
+}
+
+pack_buffers::pack_buffers(const detail::operand* ops, const index_t* s_in, int first, int n) {
+  index_t bytes = 0;
+  for (int j = first; j < n; ++j)
+    if (s_in[j] != 1) {
+      op[count++] = j;
+      bytes += ops[j].esize;
+    }
+  if (count == 0) return;
+  chunk = (pack_bytes - 64 * count) / bytes; // 64: each buffer starts on a cache line
+  chunk = chunk >= 16 ? chunk / 16 * 16 : std::max<index_t>(chunk, 1);
+  auto size = [&](int k) { return (chunk * ops[op[k]].esize + 63) / 64 * 64; };
+  index_t need = 0;
+  for (int k = 0; k < count; ++k) need += size(k);
+  unsigned char* base = local_;
+  if (need > pack_bytes) { // operands too wide for the stack buffer
+    heap_ = new unsigned char[std::size_t(need) + 64];
+    base = heap_ + (64 - reinterpret_cast<std::uintptr_t>(heap_) % 64) % 64;
+  }
+  for (int k = 0, off = 0; k < count; off += int(size(k)), ++k)
+    buf[k] = reinterpret_cast<char*>(base) + off;
+}
+
+pack_buffers::~pack_buffers() { delete[] heap_; }
+
 namespace {
 
 struct run_ctx {
   const loop_plan* p;
-  slab_fn fn;
+  map_kernel k;
   const void* tree;
-  slab_fn tile_fn; ///< the kernel for staged tiles (p->tile_mode)
+  int flags;      ///< kernel flags of the untiled loop (slab_stream in stream mode)
+  int tile_flags; ///< kernel flags of staged tiles (tile_mode)
 };
+
+// The n contiguous elements at src to dst, `ds` bytes apart.
+void scatter(char* dst, index_t ds, const char* src, index_t n, index_t es) {
+  if (!by_element_size(es, [&](auto tag) {
+        using U = decltype(tag);
+        const U* s = reinterpret_cast<const U*>(src);
+        for (index_t i = 0; i < n; ++i) std::memcpy(dst + i * ds, s + i, sizeof(U));
+      }))
+    for (index_t i = 0; i < n; ++i) std::memcpy(dst + i * ds, src + i * es, std::size_t(es));
+}
+
+// The kernel over a rows x cols block: operand j at ptr[j], s_in[j] elements between columns,
+// s_out[j] bytes between rows. Contiguous rows go straight to the kernel; otherwise every
+// operand whose columns are not adjacent is packed, a chunk of a row at a time, into an L1
+// buffer (the destination is scattered back afterwards).
+void run_block(const run_ctx& rc, char* const* ptr, const index_t* s_in, const index_t* s_out,
+               index_t rows, index_t cols, int flags) {
+  const loop_plan& p = *rc.p;
+  const int n = p.count;
+  pack_buffers pb(p.ops, s_in, 0, n);
+  if (pb.count == 0) {
+    rc.k.fn(rc.tree, ptr, s_out, rows, cols, flags);
+    return;
+  }
+  const int np = pb.count;
+  const int* packed = pb.op;
+  char* const* buf = pb.buf;
+  const index_t chunk = pb.chunk;
+  const bool dst_packed = packed[0] == 0;
+  char* q[max_operands];
+  for (index_t r = 0; r < rows; ++r) {
+    for (index_t c0 = 0; c0 < cols; c0 += chunk) {
+      const index_t nc = std::min(chunk, cols - c0);
+      for (int j = 0; j < n; ++j) q[j] = ptr[j] + r * s_out[j] + c0 * s_in[j] * p.ops[j].esize;
+      char* const d = q[0];
+      for (int k = 0; k < np; ++k) {
+        const int j = packed[k];
+        const index_t es = p.ops[j].esize;
+        if (j > 0 || rc.k.reads_dst) gather_elements(buf[k], q[j], s_in[j] * es, nc, es);
+        q[j] = buf[k];
+      }
+      rc.k.fn(rc.tree, q, s_out, 1, nc, 0);
+      if (dst_packed) scatter(d, s_in[0] * p.ops[0].esize, buf[0], nc, p.ops[0].esize);
+    }
+  }
+}
 
 // One block of rows of a tiled loop with staged operands: per tile, each transposed operand
 // is copied into its L1 buffer (rows `tile` elements apart), then the tree runs on the tile
-// in tile_mode with those operands read from the buffers.
+// with those operands read from the buffers.
 void run_staged(const run_ctx& rc, char* const* ptr, const index_t* s_in, const index_t* s_out,
                 index_t nrows, index_t ncols) {
   const loop_plan& p = *rc.p;
@@ -320,7 +429,7 @@ void run_staged(const run_ctx& rc, char* const* ptr, const index_t* s_in, const 
                  p.tile * p.ops[j].esize);
       tp[j] = stage[k];
     }
-    rc.tile_fn(rc.tree, tp, t_in, t_out, nrows, nc);
+    run_block(rc, tp, t_in, t_out, nrows, nc, rc.tile_flags);
   }
 }
 
@@ -356,7 +465,7 @@ void run_items(void* c, index_t b, index_t e) {
       ptr[j] = p.ops[j].ptr + o2 * p.ops[j].esize;
     }
     if (!p.tiled) {
-      rc.fn(rc.tree, ptr, s_in, s_out, nrows, ncols);
+      run_block(rc, ptr, s_in, s_out, nrows, ncols, rc.flags);
       continue;
     }
     if (p.staged) {
@@ -366,43 +475,180 @@ void run_items(void* c, index_t b, index_t e) {
     char* tp[max_operands];
     for (index_t t0 = 0; t0 < ncols; t0 += p.tile) {
       for (int j = 0; j < n; ++j) tp[j] = ptr[j] + t0 * p.ops[j].strides[in] * p.ops[j].esize;
-      rc.fn(rc.tree, tp, s_in, s_out, nrows, std::min(p.tile, ncols - t0));
+      run_block(rc, tp, s_in, s_out, nrows, std::min(p.tile, ncols - t0), 0);
     }
   }
 }
 
-} // namespace
-
-void run_loop(const loop_plan& p, const slab_kernels& k, const void* ctx) {
-  if (p.items == 0) return;
-  // Stream mode only where the tree has a stream kernel (SIMD, '='); fn[stream] is the unit
-  // kernel otherwise, so the choice below is always valid.
-  run_ctx rc{&p, k.fn[static_cast<int>(p.m)], ctx, k.fn[static_cast<int>(p.tile_mode)]};
-  if (p.threads > 1)
-    parallel_for(p.items, 1, &run_items, &rc);
-  else
-    run_items(&rc, 0, p.items);
+// Rows of n elements of *ctx bytes: the kernel that copies a temporary in and out.
+void copy_rows(const void* ctx, char* const* p, const index_t* so, index_t rows, index_t n, int) {
+  const index_t es = *static_cast<const index_t*>(ctx);
+  char* d = p[0];
+  const char* s = p[1];
+  for (index_t r = 0; r < rows; ++r, d += so[0], s += so[1]) std::memcpy(d, s, std::size_t(n * es));
 }
 
-void run_flat_loop(slab_fn unit, slab_fn stream, const void* ctx, int count, char* const* p,
-                   const index_t* esize, index_t n, const loop_options& opt) {
-  if (count > max_operands) throw std::length_error("lz: loop with more than 256 operands");
-  index_t ones[max_operands], zeros[max_operands];
-  for (int j = 0; j < count; ++j) ones[j] = 1, zeros[j] = 0;
-  const slab_fn fn =
-      stream && opt.stream_bytes > 0 && n * esize[0] >= opt.stream_bytes ? stream : unit;
-  const int hw = opt.threads && n * opt.cost >= opt.parallel_work ? num_threads() : 1;
+LZ_INLINE index_t product(int rank, const index_t* e) {
+  index_t n = 1;
+  for (int k = 0; k < rank; ++k) n *= e[k];
+  return n;
+}
+
+// The destination is one dense block (row- or column-major; extent-1 dims may have any stride).
+LZ_INLINE bool dense(const detail::operand& d, int rank, const index_t* e) {
+  bool row = true, col = true;
+  index_t x = 1;
+  for (int k = rank - 1; k >= 0; --k) {
+    row = row && (e[k] == 1 || d.strides[k] == x);
+    x *= e[k];
+  }
+  x = 1;
+  for (int k = 0; k < rank; ++k) {
+    col = col && (e[k] == 1 || d.strides[k] == x);
+    x *= e[k];
+  }
+  return row || col;
+}
+
+// The contiguous fast path applies: every operand is addressed exactly as the dense
+// destination, and lies apart from it or at the same position.
+LZ_INLINE bool flat(const map_call& c, index_t n) {
+  const detail::operand& d = c.ops[0];
+  if (!dense(d, c.rank, c.extents)) return false;
+  const char* d0 = d.ptr;
+  const char* d1 = d0 + n * d.esize;
+  for (int j = 1; j < c.count; ++j) {
+    const detail::operand& o = c.ops[j];
+    for (int k = 0; k < c.rank; ++k)
+      if (o.strides[k] != d.strides[k]) return false;
+    if (!(o.ptr == d0 || o.ptr + n * o.esize <= d0 || d1 <= o.ptr)) return false;
+  }
+  return true;
+}
+
+// Threads of the fast path for n elements (1: this one).
+int flat_threads(const map_call& c, index_t n) {
+  if (!c.threads) return 1;
+  const index_t limit = std::max(c.automatic ? thresholds().parallel_work : 0, min_parallel_work);
+  return n * c.cost >= limit ? std::max(num_threads(), 1) : 1;
+}
+
+LZ_INLINE void run_flat(const map_call& c, index_t n) {
+  static const index_t zeros[max_operands] = {};
+  const int count = c.count;
+  char* p[max_operands];
+  for (int j = 0; j < count; ++j) p[j] = c.ops[j].ptr;
+  index_t sb = 0;
+  if (c.k.can_stream) sb = thresholds().stream_bytes;
+  const int flags = sb > 0 && n * c.ops[0].esize >= sb ? slab_stream : 0;
+  const int hw = flat_threads(c, n);
   if (hw <= 1) {
-    fn(ctx, p, ones, zeros, 1, n);
+    c.k.fn(c.tree, p, zeros, 1, n, flags);
     return;
   }
   index_t chunk = (n / (8 * index_t(hw)) + 255) / 256 * 256; // ~8 items per thread
   if (chunk < 256) chunk = 256;
   parallel_for(n, chunk, [&](index_t b, index_t e) {
     char* q[max_operands];
-    for (int j = 0; j < count; ++j) q[j] = p[j] + b * esize[j];
-    fn(ctx, q, ones, zeros, 1, e - b);
+    for (int j = 0; j < count; ++j) q[j] = p[j] + b * c.ops[j].esize;
+    c.k.fn(c.tree, q, zeros, 1, e - b, flags);
   });
+}
+
+// src into dst (same element size) over the loop's dims: one copy loop, threads and all.
+void copy_operand(const detail::operand& dst, const detail::operand& src, int rank,
+                  const index_t* extents, loop_options opt) {
+  detail::operand pair[2] = {dst, src};
+  opt.cost = 1;
+  opt.stream_bytes = 0;
+  const index_t es = dst.esize;
+  const loop_plan p = plan_loop(rank, extents, 2, pair, opt);
+  run_loop(p, map_kernel{&copy_rows, 1, false, false}, &es);
+}
+
+// A leaf reads the destination at another position (A = transpose(A) + B): the loop writes a
+// fresh dense temporary (holding the destination's values first when the kernel reads them),
+// which is then copied into the destination at the same positions.
+void run_via_temporary(const map_call& c) {
+  const detail::operand d = c.ops[0];
+  const index_t n = product(c.rank, c.extents);
+  struct buffer {
+    void* p;
+    ~buffer() { detail::free_bytes(p); }
+  } tmp{detail::allocate_bytes(std::size_t(n * d.esize))};
+  detail::count_temporary();
+  detail::operand t;
+  t.ptr = static_cast<char*>(tmp.p);
+  t.esize = d.esize;
+  index_t x = 1;
+  for (int k = c.rank - 1; k >= 0; --k) {
+    t.strides[k] = x;
+    x *= c.extents[k];
+  }
+  if (c.k.reads_dst) copy_operand(t, d, c.rank, c.extents, c.opt);
+  c.ops[0] = t;
+  const loop_plan p = plan_loop(c.rank, c.extents, c.count, c.ops, c.opt);
+  run_loop(p, c.k, c.tree);
+  copy_operand(d, t, c.rank, c.extents, c.opt);
+}
+
+// The loop options of a call, from its policy and lz::thresholds().
+map_call with_options(const map_call& in) {
+  map_call c = in;
+  const tuning& t = thresholds();
+  c.opt.threads = c.threads;
+  c.opt.parallel_work = c.automatic ? t.parallel_work : 0;
+  c.opt.cost = c.cost;
+  c.opt.tile = t.tile;
+  c.opt.stream_bytes = c.k.can_stream ? t.stream_bytes : 0;
+  return c;
+}
+
+// The general path: aliasing, planning, packing (options filled).
+void run_general(const map_call& c) {
+  if (reads_destination_elsewhere(c.ops[0], c.ops + 1, c.count - 1, c.rank, c.extents)) {
+    run_via_temporary(c);
+    return;
+  }
+  const loop_plan p = plan_loop(c.rank, c.extents, c.count, c.ops, c.opt);
+  run_loop(p, c.k, c.tree);
+}
+
+} // namespace
+
+void run_loop(const loop_plan& p, const map_kernel& k, const void* ctx) {
+  if (p.items == 0) return;
+  // Stream mode only where the kernel streams (plan_loop chooses it only when the caller
+  // allowed it, and the kernel ignores the flag otherwise).
+  const int fl = k.can_stream && p.m == mode::stream ? slab_stream : 0;
+  const int tfl = k.can_stream && p.tile_mode == mode::stream ? slab_stream : 0;
+  run_ctx rc{&p, k, ctx, fl, tfl};
+  if (p.threads > 1)
+    parallel_for(p.items, 1, &run_items, &rc);
+  else
+    run_items(&rc, 0, p.items);
+}
+
+// The fast path needs no options (the fixed cost of a small assignment: W1 n=1e3).
+void run_map_now(const map_call& c) {
+  const index_t n = product(c.rank, c.extents);
+  if (n == 0) return;
+  if (flat(c, n))
+    run_flat(c, n);
+  else
+    run_general(with_options(c));
+}
+
+void run_map(const map_call& c) {
+  if (c.count > max_operands) throw std::length_error("lz: loop with more than 256 operands");
+  if (LZ_UNLIKELY(logging::on(logging::loop))) {
+    const std::string text = describe_map(c, "dst", nullptr);
+    const long long t0 = logging::now_ns();
+    run_map_now(c);
+    logging::write_timed(logging::loop, text, t0);
+    return;
+  }
+  run_map_now(c);
 }
 
 std::string describe(const loop_plan& p, int simd_width) {
@@ -427,18 +673,26 @@ std::string describe(const loop_plan& p, int simd_width) {
   return s;
 }
 
-std::string describe_map_loop(const std::string& dst_name, const map_facts& f) {
+std::string describe_map(const map_call& call, const std::string& dst_name, bool* aliased) {
+  const map_call c = with_options(call);
   std::string s =
-      "loop " + dst_name + " " + f.op + " f(" + std::to_string(f.operands) + " operands): ";
-  if (f.plan) {
-    s += describe(*f.plan, f.simd_width);
+      "loop " + dst_name + " " + c.op + " f(" + std::to_string(c.count - 1) + " operands): ";
+  const index_t n = product(c.rank, c.extents);
+  bool via_temp = false;
+  if (c.count <= max_operands && flat(c, n)) {
+    s += "flat " + std::to_string(n) + " elements, contiguous, ";
+    s += c.k.simd_width > 1 ? "simd x" + std::to_string(c.k.simd_width) : std::string("scalar");
+    const int t = flat_threads(c, n);
+    s += t > 1 ? ", " + std::to_string(t) + " threads" : ", 1 thread";
   } else {
-    s += "flat " + std::to_string(f.flat_size) + " elements, contiguous, ";
-    s += f.simd_width > 1 ? "simd x" + std::to_string(f.simd_width) : std::string("scalar");
-    s += f.flat_threads ? ", " + std::to_string(f.flat_threads) + " threads" : ", 1 thread";
+    std::vector<detail::operand> ops(c.ops, c.ops + c.count); // planning rewrites operands
+    via_temp = reads_destination_elsewhere(ops[0], ops.data() + 1, c.count - 1, c.rank, c.extents);
+    const loop_plan p = plan_loop(c.rank, c.extents, c.count, ops.data(), c.opt);
+    s += describe(p, c.k.simd_width);
   }
-  s += ", cost " + std::to_string(f.cost) + "/element";
-  if (f.aliased)
+  if (aliased) *aliased = via_temp;
+  s += ", cost " + std::to_string(c.opt.cost) + "/element";
+  if (via_temp)
     s += " into the temporary, then copied into " + dst_name +
          " (an operand reads it at other positions)";
   return s;

@@ -4,7 +4,9 @@
 #include <lz/kernels/cpu/reduce.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <vector>
 
 namespace lz::kernels::cpu {
 namespace {
@@ -17,6 +19,34 @@ struct partial_buf {
 struct state_buf {
   alignas(64) unsigned char b[max_reduce_state];
 };
+
+// The tree's slab over a rows x cols block: leaf j at ptr[j], s_in[j] elements between columns,
+// s_out[j] bytes between rows; element (r, c) has logical index first + r * row_step + c.
+// Contiguous rows go straight to the kernel; otherwise each leaf whose columns are not adjacent
+// is packed, a chunk of a row at a time, into an L1 buffer (the destination, ptr[0], is not
+// read). Deterministic: the chunks depend on the shape and the element sizes only.
+void call_slab(const reduce_kernels& k, const void* ctx, const detail::operand* ops, int n,
+               char* const* ptr, const index_t* s_in, const index_t* s_out, index_t rows,
+               index_t cols, index_t first, index_t row_step, index_t prefetch, void* st) {
+  const pack_buffers pb(ops, s_in, 1, n); // the destination, ptr[0], is not read
+  if (pb.count == 0) {
+    k.slab(ctx, ptr, s_in, s_out, rows, cols, first, row_step, prefetch, st);
+    return;
+  }
+  const index_t chunk = pb.chunk;
+  char* p[max_operands];
+  for (index_t r = 0; r < rows; ++r)
+    for (index_t c0 = 0; c0 < cols; c0 += chunk) {
+      const index_t nc = std::min(chunk, cols - c0);
+      for (int j = 0; j < n; ++j) p[j] = ptr[j] + r * s_out[j] + c0 * s_in[j] * ops[j].esize;
+      for (int q = 0; q < pb.count; ++q) {
+        const int j = pb.op[q];
+        gather_elements(pb.buf[q], p[j], s_in[j] * ops[j].esize, nc, ops[j].esize);
+        p[j] = pb.buf[q];
+      }
+      k.slab(ctx, p, s_in, s_out, 1, nc, first + r * row_step + c0, 0, 0, st);
+    }
+}
 
 // Blocks of a planned loop: (outer slab, row block, inner chunk), each at most `block`
 // elements, numbered in logical (memory walk) order.
@@ -56,8 +86,7 @@ struct block_grid {
     state_buf st;
     k->init(st.b);
     const index_t first = (slab * rows + r0) * inner + c0; // logical index (keep_order loops)
-    k->slab[static_cast<int>(p->m)](ctx, ptr, s_in, s_out, nrows, ncols, first, inner, prefetch,
-                                    st.b);
+    call_slab(*k, ctx, p->ops, n, ptr, s_in, s_out, nrows, ncols, first, inner, prefetch, st.b);
     k->finish(st.b, partial);
   }
 };
@@ -157,7 +186,7 @@ void run_reduce(int rank, const index_t* ext, int count, detail::operand* ops,
       for (int j = 0; j < count; ++j) ptr[j] = ops[j].ptr, s_in[j] = 1, s_out[j] = 0;
       state_buf st;
       k.init(st.b);
-      k.slab[static_cast<int>(mode::unit)](ctx, ptr, s_in, s_out, 1, ext[0], 0, ext[0], 0, st.b);
+      k.slab(ctx, ptr, s_in, s_out, 1, ext[0], 0, ext[0], 0, st.b);
       k.finish(st.b, out);
       return;
     }
@@ -250,15 +279,10 @@ void run_reduce_axis(int out_rank, const index_t* out_ext, index_t axis_len, int
         char* q[max_operands];
         index_t zeros[max_operands] = {};
         for (int j = 0; j < count; ++j) q[j] = ptr[j] + bi * B * s_ax[j] * ops[j].esize;
-        bool unit = true, bc = true;
-        for (int j = 1; j < count; ++j) {
-          unit = unit && s_ax[j] == 1;
-          bc = bc && (s_ax[j] == 1 || s_ax[j] == 0);
-        }
         state_buf st;
         k.init(st.b);
-        const int m = unit ? 0 : bc ? 1 : 2;
-        k.slab[m](ctx, q, s_ax, zeros, 1, std::min(B, axis_len - bi * B), bi * B, 0, 0, st.b);
+        call_slab(k, ctx, ops, count, q, s_ax, zeros, 1, std::min(B, axis_len - bi * B), bi * B, 0,
+                  0, st.b);
         k.finish(st.b, part);
       };
       partial_buf part;

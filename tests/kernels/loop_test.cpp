@@ -240,3 +240,92 @@ BOOST_AUTO_TEST_CASE(inner_stride_zero_operands_match_the_reference) {
     BOOST_TEST(std::abs(double(s - ref)) <= 1e-12 * (1.0 + std::abs(double(ref))));
   }
 }
+
+// Operands whose inner stride is not 1 are packed into the driver's 16 KiB buffer a row chunk
+// at a time (loop.cpp, run_block), so that each tree compiles one contiguous kernel: rows far
+// longer than a chunk, strided destinations (scattered back; gathered first for updates),
+// 4-, 8- and 16-byte elements, 1 and 2 threads.
+template <class T>
+lz::tensor<T, 2> random_any(lz::index_t m, lz::index_t n, std::uint64_t seed) {
+  if constexpr (std::is_same_v<T, std::complex<double>>) {
+    auto re = random_matrix<double>(m, n, seed), im = random_matrix<double>(m, n, seed + 1);
+    lz::tensor<T, 2> r(m, n);
+    for (lz::index_t i = 0; i < r.size(); ++i) r.data()[i] = T(re.data()[i], im.data()[i]);
+    return r;
+  } else {
+    return random_matrix<T>(m, n, seed);
+  }
+}
+
+template <class A, class B>
+void check_close(const A& got, const B& ref) {
+  using T = lz::value_t<A>;
+  if constexpr (std::is_same_v<T, std::complex<double>>) {
+    for (lz::index_t i = 0; i < got.size(); ++i)
+      BOOST_TEST(std::abs(got.data()[i] - ref.data()[i]) <= 1e-13 * (1 + std::abs(ref.data()[i])));
+  } else {
+    check_same(got, ref);
+  }
+}
+
+template <class T>
+void check_packed_rows(std::mt19937_64& g) {
+  std::uniform_int_distribution<lz::index_t> rows(1, 4), cols(1500, 5000), step(2, 3);
+  for (int trial = 0; trial < 4; ++trial) {
+    const lz::index_t m = rows(g), n = cols(g), sx = step(g), sz = step(g);
+    auto X = random_any<T>(m, n * sx, g());
+    auto Y = random_any<T>(m, n, g());
+    auto Z0 = random_any<T>(m, n * sz, g());
+    auto x = lz::slice(X, lz::all, lz::range(0, n * sx, sx)); // inner stride sx
+    for (int threads : {1, 2}) {
+      lz::set_num_threads(threads);
+      lz::tensor<T, 2> Z = Z0;
+      auto z = lz::slice(Z, lz::all, lz::range(0, n * sz, sz)); // strided destination
+      lz::assign(lz::par, z, lz::hadamard(x, Y) + x);
+      check_close(lz::eval(z), lz_test::reference(lz::hadamard(x, Y) + x));
+      lz::tensor<T, 2> expect = lz_test::reference(z + (x - Y));
+      z += x - Y;
+      check_close(lz::eval(z), expect);
+      // the columns between the strided ones are untouched
+      for (lz::index_t i = 0; i < m; ++i)
+        for (lz::index_t j = 0; j < n * sz; ++j)
+          if (j % sz != 0) BOOST_TEST((Z(i, j) == Z0(i, j)));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(packed_rows_longer_than_the_pack_buffer_match_the_reference) {
+  tuning_guard guard;
+  lz::thresholds().parallel_work = 0;
+  std::mt19937_64 g(31);
+  check_packed_rows<double>(g);
+  check_packed_rows<float>(g);
+  check_packed_rows<std::int32_t>(g);
+  check_packed_rows<std::complex<double>>(g);
+}
+
+BOOST_AUTO_TEST_CASE(packed_reductions_match_the_reference) {
+  // Full and axis reductions over strided leaves run the one contiguous slab on packed chunks.
+  std::mt19937_64 g(32);
+  for (int trial = 0; trial < 6; ++trial) {
+    const lz::index_t m = 1 + lz::index_t(g() % 5), n = 1500 + lz::index_t(g() % 4000);
+    auto X = random_matrix<double>(m, 3 * n, g());
+    auto x = lz::slice(X, lz::all, lz::range(0, 3 * n, 3));
+    const double s = lz::eval(lz::simd, lz::sum(lz::square(x)));
+    long double ref = 0;
+    for (lz::index_t i = 0; i < m; ++i)
+      for (lz::index_t j = 0; j < n; ++j) ref += (long double)X(i, 3 * j) * X(i, 3 * j);
+    BOOST_TEST(std::abs(double(s - ref)) <= 1e-12 * (1.0 + std::abs(double(ref))));
+    lz::vector<double> r = lz::sum(x, 1);
+    for (lz::index_t i = 0; i < m; ++i) {
+      long double ri = 0;
+      for (lz::index_t j = 0; j < n; ++j) ri += X(i, 3 * j);
+      BOOST_TEST(std::abs(double(r(i) - ri)) <= 1e-12 * (1.0 + std::abs(double(ri))));
+    }
+    const auto am = lz::eval(lz::argmax(x));
+    lz::index_t best = 0;
+    for (lz::index_t k = 1; k < m * n; ++k)
+      if (X(k / n, 3 * (k % n)) > X(best / n, 3 * (best % n))) best = k;
+    BOOST_TEST(lz::index_t(am) == best);
+  }
+}

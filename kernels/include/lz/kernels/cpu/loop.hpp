@@ -1,5 +1,5 @@
 // The CPU loop driver, compiled once (kernels/cpu/loop.cpp): turns a loop over operand
-// descriptors into calls of a tree's slab kernels (row.hpp). plan_loop decides everything
+// descriptors into calls of a tree's one slab kernel (row.hpp). plan_loop decides everything
 // (dimension order, coalescing, SIMD mode, tiling, threads) before anything runs, so explain
 // can print the decision; run_loop executes it.
 #pragma once
@@ -58,35 +58,66 @@ struct loop_plan {
 loop_plan plan_loop(int rank, const index_t* extents, int count, detail::operand* ops,
                     const loop_options& opt);
 
-/// Runs a planned loop with one tree's slab kernels.
-void run_loop(const loop_plan& plan, const slab_kernels& k, const void* ctx);
+/// Runs a planned loop with one tree's kernel. Operands whose inner stride is not 1 (strided,
+/// broadcast, transposed) are packed into contiguous L1 buffers by this compiled code, so the
+/// tree's single kernel only ever sees contiguous rows; a packed destination is scattered
+/// back (gathered first when the kernel reads it: +=, ...).
+void run_loop(const loop_plan& plan, const map_kernel& k, const void* ctx);
 
 /// Element-cost below which even lz::par stays on one thread (a task costs ~1 us).
 inline constexpr index_t min_parallel_work = 65536;
+/// Bytes of the per-thread buffer that holds packed (strided, broadcast) operand rows.
+inline constexpr index_t pack_bytes = 16384;
 
-/// The large case of the contiguous fast path (fusion/rules/map.hpp): n elements of `count`
-/// contiguous operands at p (element sizes esize; p[0] written). Streams the output with
-/// `stream` when it is not null and n * esize[0] >= opt.stream_bytes, and splits the work
-/// over the threads when opt.threads and n * opt.cost >= opt.parallel_work.
-void run_flat_loop(slab_fn unit, slab_fn stream, const void* ctx, int count, char* const* p,
-                   const index_t* esize, index_t n, const loop_options& opt);
+/// dst[0, n) = the n elements of `es` bytes at src, `ss` bytes apart (0: one value repeated):
+/// how the drivers pack a strided or broadcast operand row for a contiguous-only kernel.
+void gather_elements(char* dst, const char* src, index_t ss, index_t n, index_t es);
+
+/// Per-call buffers for the operands in [first, n) whose inner stride s_in is not 1: each gets
+/// a 64-byte aligned buffer of `chunk` elements inside a pack_bytes array (on the caller's
+/// stack, so per thread), or on the heap for operands too wide for it.
+struct pack_buffers {
+  int count = 0;           ///< operands packed
+  int op[max_operands];    ///< their indices
+  char* buf[max_operands]; ///< their buffers
+  index_t chunk = 0;       ///< elements per buffer
+  pack_buffers(const detail::operand* ops, const index_t* s_in, int first, int n);
+  ~pack_buffers();
+  pack_buffers(const pack_buffers&) = delete;
+  pack_buffers& operator=(const pack_buffers&) = delete;
+
+ private:
+  alignas(64) unsigned char local_[pack_bytes];
+  unsigned char* heap_ = nullptr;
+};
+
+/// One elementwise assignment after its tree was flattened (fusion/rules/map.hpp fills it).
+/// Everything after flattening is compiled once, here: the contiguous fast path, aliasing
+/// (a temporary), planning, threads, the LZ_LOG=loop line and the explain text.
+struct map_call {
+  map_kernel k;
+  const void* tree = nullptr;
+  int count = 0;                  ///< operands, destination first
+  detail::operand* ops = nullptr; ///< ops[0]: destination; rewritten by planning
+  int rank = 0;
+  const index_t* extents = nullptr; ///< the destination's
+  int cost = 1;                     ///< per-element cost of the tree
+  bool threads = false;             ///< the policy may use threads (lz::par, automatic)
+  bool automatic = false; ///< the automatic policy: threads only above thresholds().parallel_work
+  const char* op = "=";   ///< the assignment operator, for explain and LZ_LOG
+  loop_options opt;       ///< filled from the above and lz::thresholds() by run_map
+};
+
+/// Runs dst ⊕= tree: the fast path (every leaf addressed as the destination, which is a dense
+/// block, and apart from it or at the same position) calls the kernel over one flat row; otherwise
+/// plan_loop/run_loop, through a temporary when a leaf reads the destination at another position.
+void run_map(const map_call& c);
+
+/// What run_map would do, as one line for explain (the destination called dst_name); sets
+/// *aliased when it would go through a temporary. Plans on a copy: c is not modified.
+std::string describe_map(const map_call& c, const std::string& dst_name, bool* aliased);
 
 /// One line for explain: "loop 2-d (2000,2000) tiled 32, strided, 2 threads x 63 items".
 std::string describe(const loop_plan& plan, int simd_width);
-
-/// The facts explain and LZ_LOG print about one elementwise assignment. The per-tree template
-/// (fusion/rules/map.hpp, describe_map) only gathers them; the text is made here, once, so
-/// that no string code is compiled into every assignment.
-struct map_facts {
-  const char* op = "=";            ///< assignment operator
-  int operands = 0;                ///< leaves read
-  int cost = 1;                    ///< per-element cost of the tree
-  int simd_width = 1;              ///< lanes per batch (1: scalar)
-  const loop_plan* plan = nullptr; ///< the driver's plan; null for the contiguous fast path
-  index_t flat_size = 0;           ///< fast path: elements
-  int flat_threads = 0;            ///< fast path: threads (0: this one)
-  bool aliased = false;            ///< evaluated through a temporary, then copied
-};
-std::string describe_map_loop(const std::string& dst_name, const map_facts& f);
 
 } // namespace lz::kernels::cpu

@@ -28,9 +28,11 @@ using red_store_fn = void (*)(const void* partial, index_t count, char* dst);
 using red_vertical_fn = void (*)(const void* ctx, char* const* p, const index_t* s_inner,
                                  const index_t* s_axis, index_t axis_len, index_t nout, char* dst);
 
-/// The kernels of one (reduction, tree, destination) triple.
+/// The kernels of one (reduction, tree, destination) triple. One slab, for contiguous rows:
+/// the drivers (reduce.cpp) pack strided and broadcast leaves into L1 buffers first, as the
+/// elementwise driver does (loop.cpp), so a tree compiles its reduction body once.
 struct reduce_kernels {
-  red_slab_fn slab[3];
+  red_slab_fn slab;
   red_init_fn init;
   red_finish_fn finish;
   red_combine_fn combine;
@@ -245,13 +247,8 @@ struct reducer {
   /// reductions call: one large instantiation fewer per full reduction (compile time).
   template <bool Axis = true>
   static constexpr reduce_kernels kernels() {
-    return {{&slab<mode::unit>, &slab<mode::bcast>, &slab<mode::strided>},
-            &init,
-            &finish,
-            &combine,
-            &store,
-            S && Axis ? &vertical : nullptr,
-            W};
+    return {
+        &slab<mode::unit>, &init, &finish, &combine, &store, S && Axis ? &vertical : nullptr, W};
   }
 };
 

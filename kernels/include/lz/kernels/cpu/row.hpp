@@ -1,4 +1,4 @@
-// CPU kernel tree: an expression bound to raw pointers, and the per-expression slab kernels
+// CPU kernel tree: an expression bound to raw pointers, and its one slab kernel
 // (rows x n elements) that the compiled loop driver (loop.cpp) calls. This is the only place
 // expression trees meet xsimd; everything around it (coalescing, tiling, threads) is compiled
 // once in lazuli_kernels.
@@ -13,9 +13,11 @@
 namespace lz::kernels::cpu {
 
 /// How a slab's innermost dimension is addressed, decided once per loop by the driver:
-///   unit    every operand has inner stride 1        -> SIMD loads/stores
-///   bcast   inner strides are 1 or 0 (dest 1)       -> SIMD, stride-0 operands broadcast
-///   strided anything else                           -> scalar loop with strides
+///   unit    every operand has inner stride 1        -> the kernel runs on the operands
+///   bcast   inner strides are 1 or 0 (dest 1)       -> stride-0 operands are filled into
+///                                                      buffers first (reductions: broadcast)
+///   strided anything else                           -> strided operands are packed into
+///                                                      buffers (reductions: scalar loop)
 ///   stream  as unit, but the destination is written with non-temporal (streaming) stores:
 ///           for `=` into outputs larger than the cache (lz::thresholds().stream_bytes), it
 ///           saves the read of each destination line that a normal store would fetch first
@@ -266,7 +268,7 @@ LZ_INLINE auto combine(const A& a, const B& b) {
     return a / b;
 }
 
-/// Whether the stream mode exists for (D, tree) under `=`: SIMD tree and a streaming store.
+/// Whether (D, tree) under Op can stream its stores: SIMD tree, '=' and a streaming store.
 template <class D, bool Simd, detail::assign_op Op>
 constexpr bool stream_ok() {
   if constexpr (!Simd || Op != detail::assign_op::set || !simd_lane<D>)
@@ -278,30 +280,35 @@ constexpr bool stream_ok() {
 /// Trees costing at most this many adds per element get the 4-batch unrolled loop.
 inline constexpr int unroll_cost = 8;
 
-/// Slab kernel: rows x n elements. Pointers p[0] (destination) and p[1..] (leaves) are at the
-/// slab's first element; s are inner strides in elements, so the outer strides in bytes.
-template <class D, class E, mode M, bool Simd, detail::assign_op Op>
-void slab_kernel(const void* ctx, char* const* p, const index_t* s, const index_t* so, index_t rows,
-                 index_t n) {
-  constexpr bool Stream = M == mode::stream;
-  static_assert(!Stream || stream_ok<D, Simd, Op>(), "lz: stream mode needs SIMD and '='");
-  // Streaming loads like unit mode; only the destination stores differ.
-  constexpr mode L = Stream ? mode::unit : M;
-  if constexpr (Stream) {
-    // A destination not aligned to its element size cannot reach an aligned batch address:
-    // plain stores then (rows keep the alignment: outer strides are whole elements).
-    if (reinterpret_cast<std::uintptr_t>(p[0]) % alignof(D) != 0)
-      return slab_kernel<D, E, mode::unit, Simd, Op>(ctx, p, s, so, rows, n);
-  }
+/// slab_kernel flags: write the destination with non-temporal stores (see mode::stream).
+inline constexpr int slab_stream = 1;
+
+/// The one kernel of a (destination type, tree, Op): rows x n elements, every operand
+/// contiguous along the rows (the compiled driver, loop.cpp, packs strided and broadcast
+/// operands into contiguous buffers first). p[0] is the destination, p[1..] the leaves, each at
+/// the slab's first element; so are the row strides in bytes. With `slab_stream` in flags (only
+/// passed where stream_ok), the stores are non-temporal.
+/// One kernel per tree, not one per addressing mode: each extra mode repeated the tree's
+/// inlined SIMD body, most of what a user's file compiled (docs/architecture.md).
+template <class D, class E, bool Simd, detail::assign_op Op>
+void slab_kernel(const void* ctx, char* const* p, const index_t* so, index_t rows, index_t n,
+                 [[maybe_unused]] int flags) {
+  constexpr mode L = mode::unit;
   const E& e = *static_cast<const E*>(ctx);
   constexpr std::size_t N = 1 + detail::leaf_count_v<E>;
+  // Streaming stores need a batch-aligned destination address, reachable only from an
+  // element-aligned pointer (rows keep the alignment: their strides are whole elements).
+  [[maybe_unused]] int nt = 0;
+  if constexpr (stream_ok<D, Simd, Op>())
+    nt = (flags & slab_stream) && reinterpret_cast<std::uintptr_t>(p[0]) % alignof(D) == 0;
   char* q[N];
+  const index_t unit[N] = {};
   for (std::size_t k = 0; k < N; ++k) q[k] = p[k];
   for (index_t r = 0; r < rows; ++r) {
-    const auto b = bind<1>(e, q, s);
+    const auto b = bind<1>(e, q, unit);
     D* out = reinterpret_cast<D*>(q[0]);
     index_t i = 0;
-    if constexpr (Simd && M != mode::strided) {
+    if constexpr (Simd) {
       using B = xsimd::batch<D>;
       constexpr index_t W = B::size;
       auto get = [&](index_t j) -> B {
@@ -310,68 +317,75 @@ void slab_kernel(const void* ctx, char* const* p, const index_t* s, const index_
         else
           return combine<Op>(B::load_unaligned(out + j), b.template vec<L, B>(j));
       };
-      auto put = [&](index_t j, const B& v) {
-        if constexpr (Stream)
-          detail_row::stream_store(out + j, v);
-        else
-          v.store_unaligned(out + j);
-      };
-      if constexpr (Stream) { // peel scalar elements up to the first batch-aligned address
-        const auto a = reinterpret_cast<std::uintptr_t>(out) % sizeof(B);
-        const index_t peel = a ? index_t(sizeof(B) - a) / index_t(sizeof(D)) : 0;
-        for (; i < peel && i < n; ++i) out[i] = static_cast<D>(b.template at<L>(i));
+      if constexpr (stream_ok<D, Simd, Op>()) {
+        if (nt) { // peel scalar elements up to the first batch-aligned address
+          const auto a = reinterpret_cast<std::uintptr_t>(out) % sizeof(B);
+          const index_t peel = a ? index_t(sizeof(B) - a) / index_t(sizeof(D)) : 0;
+          for (; i < peel && i < n; ++i) out[i] = static_cast<D>(b.template at<L>(i));
+        }
       }
+      // The stream choice stays a run-time test, once per group of batches: the empty asm
+      // keeps the compiler from unswitching the loop into a second copy of the tree's body
+      // (compile time); the branch is perfectly predicted.
+      auto streaming = [&] {
+        if constexpr (stream_ok<D, Simd, Op>()) {
+          asm("" : "+r"(nt));
+          return nt != 0;
+        } else {
+          return false;
+        }
+      };
+      auto put = [&]([[maybe_unused]] bool st, index_t j, const B& v) {
+        if constexpr (stream_ok<D, Simd, Op>())
+          if (st) return detail_row::stream_store(out + j, v);
+        v.store_unaligned(out + j);
+      };
       // 4 independent batches hide latency in cache for cheap trees; an expensive tree
       // (transcendentals) has latency enough to hide within one batch, and unrolling it
       // would only multiply its inlined code (compile time; W2 runs as fast either way).
       if constexpr (detail::cost_v<E> <= unroll_cost) {
         for (; i + 4 * W <= n; i += 4 * W) {
           B v0 = get(i), v1 = get(i + W), v2 = get(i + 2 * W), v3 = get(i + 3 * W);
-          put(i, v0);
-          put(i + W, v1);
-          put(i + 2 * W, v2);
-          put(i + 3 * W, v3);
+          const bool st = streaming();
+          put(st, i, v0);
+          put(st, i + W, v1);
+          put(st, i + 2 * W, v2);
+          put(st, i + 3 * W, v3);
         }
       }
-      for (; i + W <= n; i += W) put(i, get(i));
+      for (; i + W <= n; i += W) put(streaming(), i, get(i));
     }
-    const index_t sd = M == mode::strided ? s[0] : 1;
     for (; i < n; ++i) {
-      D& o = out[i * sd];
+      D& o = out[i];
       o = static_cast<D>(combine<Op>(o, b.template at<L>(i)));
     }
     for (std::size_t k = 0; k < N; ++k) q[k] += so[k];
   }
-  if constexpr (Stream) detail_row::stream_fence();
+  if constexpr (stream_ok<D, Simd, Op>())
+    if (nt) detail_row::stream_fence();
 }
 
-using slab_fn = void (*)(const void* ctx, char* const* p, const index_t* s, const index_t* so,
-                         index_t rows, index_t n);
+using slab_fn = void (*)(const void* ctx, char* const* p, const index_t* so, index_t rows,
+                         index_t n, int flags);
 
-/// The slab kernels of one (destination type, tree) pair, indexed by mode. Without a stream
-/// kernel (no SIMD, or an update such as +=), fn[stream] is the unit kernel.
-struct slab_kernels {
-  slab_fn fn[4];
-  int simd_width; // lanes per batch, 1 when the tree runs scalar
-  bool can_stream;
+/// The kernel of one (destination type, tree, Op) and what the driver needs to know about it.
+struct map_kernel {
+  slab_fn fn = nullptr;
+  int simd_width = 1;      ///< lanes per batch, 1 when the tree runs scalar
+  bool can_stream = false; ///< accepts slab_stream
+  bool reads_dst = false;  ///< an update (+=, ...): a packed destination is gathered first
 };
 
 template <class D, class E, bool AllowSimd, detail::assign_op Op>
-constexpr slab_kernels slab_kernels_for() {
+constexpr map_kernel map_kernel_for() {
   constexpr bool S = AllowSimd && simd_ok<D, E>();
-  constexpr bool NT = stream_ok<D, S, Op>();
   constexpr int W = [] {
     if constexpr (S)
       return int(xsimd::batch<D>::size);
     else
       return 1;
   }();
-  slab_fn st = &slab_kernel<D, E, mode::unit, S, Op>;
-  if constexpr (NT) st = &slab_kernel<D, E, mode::stream, S, Op>;
-  return {{&slab_kernel<D, E, mode::unit, S, Op>, &slab_kernel<D, E, mode::bcast, S, Op>,
-           &slab_kernel<D, E, mode::strided, S, Op>, st},
-          W,
-          NT};
+  return {&slab_kernel<D, E, S, Op>, W, stream_ok<D, S, Op>(), Op != detail::assign_op::set};
 }
 
 } // namespace lz::kernels::cpu
