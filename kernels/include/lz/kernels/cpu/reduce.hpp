@@ -140,10 +140,11 @@ struct reducer {
       for (int j = 0; j < U * W; ++j) s->lanes[j] = Op::template identity<V>();
   }
 
-  template <mode M>
+  /// Rows of contiguous leaves (the drivers pack the others: reduce.cpp, call_slab).
   static void slab(const void* ctx, char* const* p, const index_t* s, const index_t* so,
                    index_t rows, index_t n, index_t first, index_t row_step,
                    [[maybe_unused]] index_t prefetch, void* st) {
+    constexpr mode M = mode::unit;
     const E& e = *static_cast<const E*>(ctx);
     state& sum = *static_cast<state*>(st);
     char* q[N];
@@ -155,16 +156,14 @@ struct reducer {
     for (index_t r = 0; r < rows; ++r) {
       const auto b = bind<1>(e, q, s);
       index_t i = 0;
-      if constexpr (S && M != mode::strided) {
+      if constexpr (S) {
         using B = xsimd::batch<V>;
         for (; i + U * W <= n; i += U * W) {
-          if constexpr (M == mode::unit) {
-            constexpr auto esz = detail_red::leaf_sizes<E>();
-            if (prefetch > 0) // every line of the batches `prefetch` elements ahead
-              for (std::size_t k = 1; k < N; ++k)
-                for (index_t l = 0; l < U * W * esz[k]; l += 64)
-                  __builtin_prefetch(q[k] + (i + prefetch) * esz[k] + l);
-          }
+          constexpr auto esz = detail_red::leaf_sizes<E>();
+          if (prefetch > 0) // every line of the batches `prefetch` elements ahead
+            for (std::size_t k = 1; k < N; ++k)
+              for (index_t l = 0; l < U * W * esz[k]; l += 64)
+                __builtin_prefetch(q[k] + (i + prefetch) * esz[k] + l);
           for (int u = 0; u < U; ++u) acc[u] = Op::combine(acc[u], b.template vec<M, B>(i + u * W));
         }
         for (; i + W <= n; i += W) acc[0] = Op::combine(acc[0], b.template vec<M, B>(i));
@@ -247,8 +246,7 @@ struct reducer {
   /// reductions call: one large instantiation fewer per full reduction (compile time).
   template <bool Axis = true>
   static constexpr reduce_kernels kernels() {
-    return {
-        &slab<mode::unit>, &init, &finish, &combine, &store, S && Axis ? &vertical : nullptr, W};
+    return {&slab, &init, &finish, &combine, &store, S && Axis ? &vertical : nullptr, W};
   }
 };
 
