@@ -520,7 +520,7 @@ LZ_INLINE bool flat(const map_call& c, index_t n) {
   for (int j = 1; j < c.count; ++j) {
     const detail::operand& o = c.ops[j];
     for (int k = 0; k < c.rank; ++k)
-      if (o.strides[k] != d.strides[k]) return false;
+      if (o.strides[k] != d.strides[k] && c.extents[k] != 1) return false;
     if (!(o.ptr == d0 || o.ptr + n * o.esize <= d0 || d1 <= o.ptr)) return false;
   }
   return true;

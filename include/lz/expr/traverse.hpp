@@ -2,7 +2,9 @@
 //   leaf_count_v   memory operands of a tree (tensors, views, materialized opaque nodes)
 //   cost_v         per-element work in "adds" (drives the threading decision)
 //   flatten        fills one operand descriptor (pointer + strides in the tree's dimensions)
-//                  per memory leaf, in depth-first order; broadcast dims get stride 0,
+//                  per memory leaf, in depth-first order. Every extent-1 dim of a leaf gets
+//                  stride 0: whatever extent the loop has there, the leaf reads its element 0
+//                  (NumPy broadcasting, decided per leaf: no node re-walks its children);
 //                  permute/broadcast nodes rewrite the strides of the leaves below them.
 // A backend binds its own kernel tree to these descriptors (kernels/*/row.hpp).
 #pragma once
@@ -116,7 +118,8 @@ operand flatten_opaque(const E& e, const Exec& ex, Store& temps) {
   auto t = e.materialize(ex);
   operand op;
   op.esize = sizeof(value_t<E>);
-  for (std::size_t k = 0; k < rank_v<E>; ++k) op.strides[k] = t.layout().strides[k];
+  const auto& l = t.layout();
+  for (std::size_t k = 0; k < rank_v<E>; ++k) op.strides[k] = l.extents[k] == 1 ? 0 : l.strides[k];
   op.ptr = reinterpret_cast<char*>(t.data());
   temps.keep(t.release());
   count_temporary();
@@ -124,14 +127,17 @@ operand flatten_opaque(const E& e, const Exec& ex, Store& temps) {
 }
 
 /// Fills `out` with one operand per memory leaf of `e` (depth-first), strides in e's own
-/// dimensions; returns the number written. Opaque nodes are evaluated (with `ex`) first.
+/// dimensions (0 along a leaf's extent-1 dims); returns the number written. Opaque nodes are
+/// evaluated (with `ex`) first.
 template <class E, class Exec, class Store>
 std::size_t flatten(const E& e, operand* out, const Exec& ex, Store& temps) {
   using K = kind_t<E>;
   if constexpr (std::is_same_v<K, leaf_kind>) {
     out->ptr = reinterpret_cast<char*>(const_cast<value_t<E>*>(e.data()));
     out->esize = sizeof(value_t<E>);
-    for (std::size_t k = 0; k < rank_v<E>; ++k) out->strides[k] = e.layout().strides[k];
+    const auto& l = e.layout();
+    for (std::size_t k = 0; k < rank_v<E>; ++k)
+      out->strides[k] = l.extents[k] == 1 ? 0 : l.strides[k];
     return 1;
   } else if constexpr (std::is_same_v<K, scalar_kind>) {
     return 0;
@@ -139,19 +145,8 @@ std::size_t flatten(const E& e, operand* out, const Exec& ex, Store& temps) {
     *out = flatten_opaque(e, ex, temps);
     return 1;
   } else if constexpr (std::is_same_v<K, map_kind>) {
-    constexpr std::size_t R = rank_v<E>;
     std::size_t n = 0;
-    for_each_arg(e, [&](const auto& child) {
-      const std::size_t b = n;
-      n += flatten(child, out + n, ex, temps);
-      using C = std::remove_cvref_t<decltype(child)>;
-      if constexpr (rank_v<C> == R && R > 0) { // stretch extent-1 dims (NumPy)
-        const auto& cs = child.shape();
-        for (std::size_t k = 0; k < R; ++k)
-          if (cs[k] == 1 && e.shape()[k] != 1)
-            for (std::size_t j = b; j < n; ++j) out[j].strides[k] = 0;
-      }
-    });
+    for_each_arg(e, [&](const auto& child) { n += flatten(child, out + n, ex, temps); });
     return n;
   } else if constexpr (std::is_same_v<K, permute_kind>) {
     const std::size_t n = flatten(e.arg, out, ex, temps);
@@ -161,17 +156,12 @@ std::size_t flatten(const E& e, operand* out, const Exec& ex, Store& temps) {
       for (std::size_t k = 0; k < rank_v<E>; ++k) out[j].strides[k] = s[k];
     }
     return n;
-  } else { // broadcast_kind: new leading dims get stride 0, stretched dims too
-    constexpr std::size_t R2 = rank_v<E>, R = rank_v<decltype(e.arg)>, shift = R2 - R;
+  } else { // broadcast_kind: new leading dims get stride 0 (stretched ones are 0 already)
+    constexpr std::size_t R2 = rank_v<E>, shift = R2 - rank_v<decltype(e.arg)>;
     const std::size_t n = flatten(e.arg, out, ex, temps);
-    const auto& cs = e.arg.shape();
-    for (std::size_t j = 0; j < n; ++j) {
-      for (std::size_t k = R2; k-- > 0;) {
-        index_t s = 0;
-        if (k >= shift && !(cs[k - shift] == 1 && e.shape()[k] != 1)) s = out[j].strides[k - shift];
-        out[j].strides[k] = s;
-      }
-    }
+    for (std::size_t j = 0; j < n; ++j)
+      for (std::size_t k = R2; k-- > 0;)
+        out[j].strides[k] = k >= shift ? out[j].strides[k - shift] : 0;
     return n;
   }
 }

@@ -38,13 +38,7 @@ LZ_INLINE void fill_operands(const P& pol, tensor_view<T, R> dst, const E& e,
   ops[0].ptr = reinterpret_cast<char*>(dst.data());
   ops[0].esize = sizeof(T);
   for (std::size_t k = 0; k < R; ++k) ops[0].strides[k] = dst.layout().strides[k];
-  detail::flatten(e, ops.data() + 1, pol, temps);
-  if constexpr (rank_v<E> == R && R > 0) { // the whole tree broadcast to the destination
-    const auto& es = e.shape();
-    for (std::size_t k = 0; k < R; ++k)
-      if (es[k] == 1 && dst.shape()[k] != 1)
-        for (std::size_t j = 1; j < N; ++j) ops[j].strides[k] = 0;
-  }
+  detail::flatten(e, ops.data() + 1, pol, temps); // extent-1 dims of leaves broadcast (stride 0)
 }
 
 // Everything the compiled half (kernels::cpu::run_map) needs about this assignment: the
