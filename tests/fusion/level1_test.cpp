@@ -76,6 +76,91 @@ BOOST_AUTO_TEST_CASE(axpy_and_scal_in_place_when_enabled) {
   BOOST_TEST(max_rel_error(z, reference(y0 + 2.0 * xr)) < 1e-14);
 }
 
+// Compile time: only trees of at most two scaled leaves (or x *= a) can become a BLAS 1 call;
+// anything else goes straight to the fused loop without instantiating the rule.
+BOOST_AUTO_TEST_CASE(level1_rule_is_chosen_at_compile_time_for_scaled_leaves_only) {
+  using lz::fusion::rule_id;
+  using lz::fusion::rule_v;
+  lz::vector<double> x(4), y(4);
+  lz::vector<float> xf(4);
+  lz::vector<int> xi(4);
+  static_assert(rule_v<double, decltype(2.5 * x + y)> == rule_id::level1);
+  static_assert(rule_v<double, decltype(-x + y / 2.0)> == rule_id::level1);
+  static_assert(rule_v<float, decltype(2.0f * xf)> == rule_id::level1);
+  static_assert(rule_v<double, decltype(2.5 * x + lz::sin(y))> == rule_id::map);
+  static_assert(rule_v<double, decltype(x * y)> == rule_id::map);
+  static_assert(rule_v<double, decltype(x + y + 2.0 * x)> == rule_id::map); // three terms
+  static_assert(rule_v<int, decltype(3 * xi + xi)> == rule_id::map);
+  BOOST_TEST(true);
+}
+
+// Run time: the terms' geometry decides; every refusal falls back to the fused loop with the
+// same numbers.
+BOOST_AUTO_TEST_CASE(level1_refuses_broadcast_overlapping_and_mismatched_layouts) {
+  thresholds_guard g;
+  lz::thresholds().level1_blas = 0;
+  const index_t n = 257;
+  lz::vector<double> y = lz::random<double>({n}, 11);
+  const lz::vector<double> y0 = y;
+  {
+    // A one-element term broadcast over y is not an axpy operand (it would read past it).
+    lz::vector<double> b = {4.0};
+    recording rec;
+    y = y + 2.0 * b;
+    BOOST_TEST(rec.calls.empty(), rec.summary());
+    BOOST_TEST(max_rel_error(y, reference(y0 + 2.0 * b)) == 0.0);
+  }
+  {
+    // x overlaps y (shifted view of the same memory): no axpy, and the loop's aliasing copy
+    // gives the result of evaluating into fresh memory.
+    lz::vector<double> v = lz::random<double>({n + 1}, 12);
+    const lz::vector<double> v0 = v;
+    auto head = v(lz::range(0, n)), tail = v(lz::range(1, n + 1));
+    recording rec;
+    head = head + 3.0 * tail;
+    BOOST_TEST(rec.calls.empty(), rec.summary());
+    lz::vector<double> want(n);
+    for (index_t i = 0; i < n; ++i) want(i) = v0(i) + 3.0 * v0(i + 1);
+    BOOST_TEST(max_rel_error(v(lz::range(0, n)), want) == 0.0);
+  }
+  {
+    // Matrices: the same contiguous layout runs as one flat axpy; a transposed term does not.
+    lz::matrix<double> C = lz::random<double>({31, 17}, 13), A = lz::random<double>({31, 17}, 14);
+    lz::matrix<double> S = lz::random<double>({17, 31}, 15);
+    const lz::matrix<double> C0 = C;
+    recording rec;
+    C += 0.5 * A;
+    BOOST_TEST(std::string(rec.only().routine) == "daxpy");
+    BOOST_TEST(rec.only().n == 31 * 17);
+    recording rec2;
+    C = C - lz::transpose(S);
+    BOOST_TEST(rec2.calls.empty(), rec2.summary());
+    BOOST_TEST(max_rel_error(C, reference(C0 + 0.5 * A - lz::transpose(S))) < 1e-15);
+    lz::matrix<double> F(31, 17, lz::layout_left);
+    F = A;
+    recording rec3;
+    C += 2.0 * F; // column-major term, row-major destination
+    BOOST_TEST(rec3.calls.empty(), rec3.summary());
+  }
+  {
+    // float, strided destination and term (every other element).
+    lz::vector<float> a = lz::random<float>({2 * n}, 16), b = lz::random<float>({2 * n}, 17);
+    const lz::vector<float> a0 = a;
+    auto as = a(lz::range(0, 2 * n, 2));
+    auto bs = b(lz::range(1, 2 * n, 2));
+    recording rec;
+    as += 1.5f * bs;
+    BOOST_TEST(std::string(rec.only().routine) == "saxpy");
+    BOOST_TEST(rec.only().lda == 2); // incx
+    BOOST_TEST(rec.only().ldb == 2); // incy
+    for (index_t i = 0; i < n; ++i) {
+      const float want = a0(2 * i) + 1.5f * b(2 * i + 1); // BLAS may fuse the multiply-add
+      BOOST_TEST(std::fabs(a(2 * i) - want) <= 1e-6f * (1.0f + std::fabs(want)));
+      BOOST_TEST(a(2 * i + 1) == a0(2 * i + 1));
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(level1_is_the_fused_loop_by_default) {
   lz::vector<double> x = lz::random<double>({1000}, 4), y = lz::random<double>({1000}, 5);
   recording rec;

@@ -77,6 +77,7 @@ constexpr shape_kind shape_of() {
 
 struct counts {
   int products = 0, others = 0, product_rank = 0;
+  int leaves = 0; // other terms that are memory leaves
 };
 
 template <class E>
@@ -85,16 +86,16 @@ constexpr counts count() {
   if constexpr (k == shape_kind::sum || k == shape_kind::difference) {
     constexpr counts a = count<arg_t<E, 0>>(), b = count<arg_t<E, 1>>();
     return {a.products + b.products, a.others + b.others,
-            a.product_rank ? a.product_rank : b.product_rank};
+            a.product_rank ? a.product_rank : b.product_rank, a.leaves + b.leaves};
   } else if constexpr (k == shape_kind::negation || k == shape_kind::scaled_right ||
                        k == shape_kind::divided)
     return count<arg_t<E, 0>>();
   else if constexpr (k == shape_kind::scaled_left)
     return count<arg_t<E, 1>>();
   else if constexpr (is_product_term<E>())
-    return {1, 0, int(rank_v<E>)};
+    return {1, 0, int(rank_v<E>), 0};
   else
-    return {0, 1, 0};
+    return {0, 1, 0, std::is_same_v<K<E>, lz::detail::leaf_kind> ? 1 : 0};
 }
 
 } // namespace detail_terms

@@ -21,9 +21,10 @@ struct level1 {
     if constexpr (!(std::is_same_v<T, float> || std::is_same_v<T, double>))
       return false;
     else
-      return lz::detail::opaque_count_v<E> == 0 && term_counts_v<E>.others <= 2;
+      return detail_terms::is_scalar<E>() || // x *= a
+             (term_counts_v<E>.others <= 2 && term_counts_v<E>.leaves == term_counts_v<E>.others);
   }
-  /// Compile time: float/double, no products or reductions, at most two terms.
+  /// Compile time: float/double, at most two terms, each a scaled memory leaf (or x *= a).
   template <class E, class T>
   static constexpr bool matches = matches_fn<E, T>();
 };
@@ -33,86 +34,94 @@ struct level1 {
 namespace lz::fusion {
 
 namespace detail_level1 {
-// A leaf (or dst) as a flat BLAS vector: rank 1 with a non-zero stride, or a contiguous layout.
-template <class V, class L>
-bool as_vector(const L& leaf, mat<V>& out, origin from) {
-  const auto& l = leaf.layout();
-  const index_t n = l.size();
-  if constexpr (rank_v<L> == 1) {
-    if (n > 1 && l.strides[0] == 0) return false;
-    out = {const_cast<V*>(leaf.data()), n, 1, n > 1 ? l.strides[0] : 1, 1, from};
-    return true;
-  } else {
-    if (!(l.is_row_major() || l.is_column_major())) return false;
-    out = {const_cast<V*>(leaf.data()), n, 1, 1, 1, from};
+
+/// A destination or term as the compiled chooser sees it (extents/strides of `rank` dims).
+template <class T>
+struct operand {
+  const T* ptr = nullptr;
+  const index_t* extents = nullptr;
+  const index_t* strides = nullptr;
+  T coef{};
+};
+
+/// The BLAS 1 call dst ⊕= e becomes, if any: y ← alpha·x + y (axpy) or y ← alpha·y (scal),
+/// n elements, y at the destination with stride incy.
+template <class T>
+struct choice {
+  enum kind_t { none, axpy, scal } kind = none;
+  index_t n = 0, incx = 0, incy = 0;
+  const T* x = nullptr;
+  T alpha{};
+};
+
+/// Compiled once for float and double (kernels/common/level1.cpp): the terms' geometry
+/// decides. `terms` holds the `count` additive terms of e, each a leaf of the destination's
+/// type and rank with its coefficient (the sign of -= folded in); for *= the one term is the
+/// destination scaled by the scalar.
+template <class T>
+choice<T> choose(lz::detail::assign_op op, int rank, const operand<T>& dst, const operand<T>* terms,
+                 int count);
+
+/// The chosen call as a plan step on the sink (per sink and element type, not per tree).
+template <class Sink, class T>
+bool emit(Sink& s, const choice<T>& c, T* y) {
+  const origin from = s.origin_of(y);
+  if (c.kind == choice<T>::axpy) {
+    axpy_step<T> g;
+    g.n = c.n, g.alpha = c.alpha;
+    g.y = {y, c.n, 1, c.incy, 1, from};
+    g.x = {const_cast<T*>(c.x), c.n, 1, c.incx, 1, origin{}};
+    s.axpy("axpy", g);
     return true;
   }
+  if (c.kind == choice<T>::scal) {
+    scal_step<T> g;
+    g.n = c.n, g.alpha = c.alpha;
+    g.x = {y, c.n, 1, c.incy, 1, from};
+    s.scal("scal", g);
+    return true;
+  }
+  return false;
 }
+
 } // namespace detail_level1
 
 /// axpy / scal when the assignment has that exact shape and BLAS 1 is enabled for its size.
+/// Per tree only the terms are gathered; the decision is compiled once (detail_level1::choose).
 template <lz::detail::assign_op Op, class Sink, template <class, std::size_t> class View, class T,
           std::size_t R, class E>
 bool lower_level1(Sink& s, View<T, R> dst, const E& e) {
   using lz::detail::assign_op;
-  if constexpr (R == 0) {
+  if constexpr (R == 0 || Op == assign_op::div) {
     return false;
   } else {
     if (dst.size() < thresholds().level1_blas) return false;
-    if constexpr (rank_v<E> == R) {
-      if (dst.shape() != e.shape()) return false;
-    }
-    mat<T> y;
-    if (!detail_level1::as_vector<T>(dst, y, s.origin_of(dst.data()))) return false;
-    // Collect the terms of dst ⊕ e: a coefficient on dst, and at most one other leaf.
-    T dst_coef = Op == assign_op::add || Op == assign_op::sub ? T(1) : T(0);
-    T x_coef{};
-    mat<T> x;
-    int xs = 0;
-    bool ok = Op != assign_op::div;
-    if (!ok) return false;
-    if (Op == assign_op::mul) { // x *= a
-      if constexpr (detail_terms::is_scalar<E>()) {
-        scal_step<T> g;
-        g.n = y.rows, g.alpha = T(e.value), g.x = y;
-        s.scal("scal", g);
-        return true;
-      }
-      return false;
-    }
-    const T sign = Op == assign_op::sub ? T(-1) : T(1);
-    for_each_term(e, sign, [&](const auto& term, const T& coef) {
-      using X = std::remove_cvref_t<decltype(term)>;
-      if constexpr (std::is_same_v<lz::detail::kind_t<X>, lz::detail::leaf_kind> &&
-                    std::is_same_v<value_t<X>, T> && rank_v<X> == R) {
-        if (term.data() == dst.data() && term.layout() == dst.layout()) {
-          dst_coef += coef;
-        } else if (xs == 0 && (R == 1 || term.layout() == dst.layout()) &&
-                   !touches_dst(dst, term) && detail_level1::as_vector<T>(term, x, origin{})) {
-          x_coef = coef;
-          ++xs;
+    using term = detail_level1::operand<T>;
+    const auto& dl = dst.layout();
+    const term y{dst.data(), dl.extents.data(), dl.strides.data(), T(0)};
+    term terms[2];
+    int count = 0;
+    if constexpr (Op == assign_op::mul) { // x *= a
+      if constexpr (!detail_terms::is_scalar<E>())
+        return false;
+      else
+        terms[count++] = {dst.data(), dl.extents.data(), dl.strides.data(), T(e.value)};
+    } else {
+      for_each_term(e, Op == assign_op::sub ? T(-1) : T(1), [&](const auto& t, const T& coef) {
+        using X = std::remove_cvref_t<decltype(t)>;
+        if constexpr (std::is_same_v<lz::detail::kind_t<X>, lz::detail::leaf_kind> &&
+                      std::is_same_v<value_t<X>, T> && rank_v<X> == R) {
+          if (count < 2)
+            terms[count] = {t.data(), t.layout().extents.data(), t.layout().strides.data(), coef};
+          ++count;
         } else {
-          ok = false;
+          count = 3; // not a scaled leaf: no BLAS 1 call
         }
-      } else {
-        ok = false;
-      }
-    });
-    if (!ok) return false;
-    if (xs == 1 && dst_coef == T(1)) {
-      axpy_step<T> g;
-      g.n = y.rows, g.alpha = x_coef, g.y = y;
-      g.x = {x.ptr, x.rows, 1, x.rs, 1, x.from};
-      s.axpy("axpy", g);
-      return true;
+      });
+      if (count > 2) return false;
     }
-    if (xs == 0 && Op == assign_op::set) {
-      scal_step<T> g;
-      g.n = y.rows, g.alpha = dst_coef, g.x = y;
-      s.scal("scal", g);
-      return true;
-    }
-    return false;
+    return detail_level1::emit(s, detail_level1::choose<T>(Op, int(R), y, terms, count),
+                               dst.data());
   }
 }
 

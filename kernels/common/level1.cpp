@@ -1,0 +1,111 @@
+// The level-1 BLAS rule's decision (fusion/rules/level1.hpp), compiled once per element type:
+// each tree only gathers its additive terms (pointer, extents, strides, coefficient).
+#include <lz/fusion/rules/level1.hpp>
+
+namespace lz::fusion::detail_level1 {
+namespace {
+
+index_t size_of(int rank, const index_t* e) {
+  index_t n = 1;
+  for (int k = 0; k < rank; ++k) n *= e[k];
+  return n;
+}
+
+// The operand walked as one flat BLAS vector: rank 1 with a non-zero stride (any stride when
+// it has one element), or a row- or column-major contiguous layout (extent-1 dims ignored).
+template <class T>
+bool as_vector(int rank, const operand<T>& a, index_t n, index_t& inc) {
+  if (rank == 1) {
+    if (n > 1 && a.strides[0] == 0) return false;
+    inc = n > 1 ? a.strides[0] : 1;
+    return true;
+  }
+  inc = 1;
+  bool row = true, col = true;
+  index_t s = 1;
+  for (int k = rank; k-- > 0;) {
+    row = row && (a.extents[k] == 1 || a.strides[k] == s);
+    s *= a.extents[k];
+  }
+  s = 1;
+  for (int k = 0; k < rank; ++k) {
+    col = col && (a.extents[k] == 1 || a.strides[k] == s);
+    s *= a.extents[k];
+  }
+  return row || col;
+}
+
+template <class T>
+bool same_geometry(int rank, const operand<T>& a, const operand<T>& b) {
+  for (int k = 0; k < rank; ++k)
+    if (a.extents[k] != b.extents[k] || a.strides[k] != b.strides[k]) return false;
+  return true;
+}
+
+// The bytes [lo, hi) an operand spans.
+template <class T>
+void span_of(int rank, const operand<T>& a, const char*& lo, const char*& hi) {
+  index_t mn = 0, mx = 0;
+  for (int k = 0; k < rank; ++k) {
+    const index_t d = (a.extents[k] - 1) * a.strides[k];
+    (d < 0 ? mn : mx) += d;
+  }
+  lo = reinterpret_cast<const char*>(a.ptr + mn);
+  hi = reinterpret_cast<const char*>(a.ptr + mx + 1);
+}
+
+} // namespace
+
+template <class T>
+choice<T> choose(lz::detail::assign_op op, int rank, const operand<T>& dst, const operand<T>* terms,
+                 int count) {
+  using lz::detail::assign_op;
+  choice<T> c;
+  const index_t n = size_of(rank, dst.extents);
+  if (n == 0 || op == assign_op::div) return c;
+  index_t incy = 0;
+  if (!as_vector(rank, dst, n, incy)) return c;
+  c.n = n, c.incy = incy;
+  if (op == assign_op::mul) { // x *= a: the one term is the destination, scaled
+    if (count == 1 && terms[0].ptr == dst.ptr && same_geometry(rank, terms[0], dst))
+      c.kind = choice<T>::scal, c.alpha = terms[0].coef;
+    return c;
+  }
+  // dst ⊕ e as a·dst + b·x: at most one term other than the destination itself.
+  T dst_coef = op == assign_op::set ? T(0) : T(1);
+  const operand<T>* x = nullptr;
+  for (int j = 0; j < count; ++j) {
+    const operand<T>& t = terms[j];
+    if (t.ptr == dst.ptr && same_geometry(rank, t, dst)) {
+      dst_coef += t.coef;
+      continue;
+    }
+    // x must run element for element with the destination (same extents: a broadcast term
+    // cannot be an axpy operand; matrices: the same layout) and must not overlap it.
+    if (x != nullptr) return c;
+    for (int k = 0; k < rank; ++k)
+      if (t.extents[k] != dst.extents[k]) return c;
+    if (rank > 1 && !same_geometry(rank, t, dst)) return c;
+    const char *d0, *d1, *t0, *t1;
+    span_of(rank, dst, d0, d1);
+    span_of(rank, t, t0, t1);
+    if (t0 < d1 && d0 < t1) return c;
+    index_t incx = 0;
+    if (!as_vector(rank, t, n, incx)) return c;
+    x = &t;
+    c.incx = incx;
+  }
+  if (x != nullptr && dst_coef == T(1)) {
+    c.kind = choice<T>::axpy, c.x = x->ptr, c.alpha = x->coef;
+  } else if (x == nullptr && op == assign_op::set) {
+    c.kind = choice<T>::scal, c.alpha = dst_coef;
+  }
+  return c;
+}
+
+template choice<float> choose(lz::detail::assign_op, int, const operand<float>&,
+                              const operand<float>*, int);
+template choice<double> choose(lz::detail::assign_op, int, const operand<double>&,
+                               const operand<double>*, int);
+
+} // namespace lz::fusion::detail_level1
