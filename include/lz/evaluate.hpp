@@ -56,27 +56,37 @@ void assign_to(tensor_view<T, R> dst, const E& e) {
   assign_with<Op>(automatic, dst, e);
 }
 
-// Fresh storage of shape s for a destination being resized, laid out as dst was made
-// (column-major, padded). Per (T, R), not per expression (compile time).
+// A destination being assigned an expression of shape s: its own storage when the shape
+// matches, else fresh storage laid out as it was made (column-major, padded) that replaces it
+// only once evaluation has succeeded (the old contents stay intact if it throws). Per (T, R),
+// out of line, so that each tree evaluates through ONE call site (compile time, perf/compile).
 template <class T, std::size_t R>
-LZ_NOINLINE tensor<T, R> fresh_like(const tensor<T, R>& dst, const shape_t<R>& s) {
-  return tensor<T, R>(s, dst.layout_kind(), uninitialized);
-}
+class resize_target {
+ public:
+  LZ_NOINLINE resize_target(tensor<T, R>& dst, const shape_t<R>& s)
+      : dst_(dst), resized_(dst.shape() != s) {
+    if (resized_) fresh_ = tensor<T, R>(s, dst.layout_kind(), uninitialized);
+  }
+  resize_target(const resize_target&) = delete;
+  resize_target& operator=(const resize_target&) = delete;
+  tensor_view<T, R> view() { return resized_ ? fresh_.view() : dst_.view(); }
+  LZ_NOINLINE void commit() {
+    if (resized_) dst_ = std::move(fresh_);
+  }
+
+ private:
+  tensor<T, R>& dst_;
+  tensor<T, R> fresh_;
+  bool resized_;
+};
 
 template <class T, std::size_t R, class E>
 void assign_resize(tensor<T, R>& dst, const E& e) {
   static_assert(rank_v<E> == R, "lz: the expression's rank differs from the destination's rank");
   if constexpr (rank_v<E> == R) { // (no cascade of errors after the static_assert)
-    if (dst.shape() == e.shape()) {
-      assign_with<assign_op::set>(automatic, dst.view(), e);
-      return;
-    }
-    // New shape: evaluate into fresh storage (no aliasing possible) laid out as the
-    // destination was made (column-major, padded); the old contents stay intact if evaluation
-    // throws.
-    tensor<T, R> fresh = fresh_like(dst, e.shape());
-    assign_with<assign_op::set>(automatic, fresh.view(), e);
-    dst = std::move(fresh);
+    resize_target<T, R> target(dst, e.shape());
+    assign_with<assign_op::set>(automatic, target.view(), e);
+    target.commit();
   }
 }
 
