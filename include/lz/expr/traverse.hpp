@@ -126,6 +126,28 @@ operand flatten_opaque(const E& e, const Exec& ex, Store& temps) {
   return op;
 }
 
+template <class E, class Exec, class Store>
+std::size_t flatten(const E& e, operand* out, const Exec& ex, Store& temps);
+
+template <class E>
+inline constexpr std::size_t arity_v = 0;
+template <class F, class... A>
+inline constexpr std::size_t arity_v<map_expr<F, A...>> = sizeof...(A);
+
+// A map node's children, each at its first leaf's slot (offsets known at compile time): one
+// function per node, no per-child lambdas (compile time).
+template <class F, class... A, class Exec, class Store, std::size_t... J>
+void flatten_args(const map_expr<F, A...>& e, operand* out, const Exec& ex, Store& temps,
+                  std::index_sequence<J...>) {
+  constexpr auto off = [] {
+    std::array<std::size_t, sizeof...(A) + 1> o{};
+    std::size_t k = 0;
+    ((o[k + 1] = o[k] + leaf_count_v<A>, ++k), ...);
+    return o;
+  }();
+  (flatten(get<J>(e.args), out + off[J], ex, temps), ...);
+}
+
 /// Fills `out` with one operand per memory leaf of `e` (depth-first), strides in e's own
 /// dimensions (0 along a leaf's extent-1 dims); returns the number written. Opaque nodes are
 /// evaluated (with `ex`) first.
@@ -145,9 +167,8 @@ std::size_t flatten(const E& e, operand* out, const Exec& ex, Store& temps) {
     *out = flatten_opaque(e, ex, temps);
     return 1;
   } else if constexpr (std::is_same_v<K, map_kind>) {
-    std::size_t n = 0;
-    for_each_arg(e, [&](const auto& child) { n += flatten(child, out + n, ex, temps); });
-    return n;
+    flatten_args(e, out, ex, temps, std::make_index_sequence<arity_v<E>>{});
+    return leaf_count_v<E>;
   } else if constexpr (std::is_same_v<K, permute_kind>) {
     const std::size_t n = flatten(e.arg, out, ex, temps);
     for (std::size_t j = 0; j < n; ++j) {
