@@ -96,7 +96,68 @@ constexpr auto leaf_sizes() {
 
 } // namespace detail_red
 
-/// Reduction kernels for tree E reduced by Op, finalized by Fin, stored into D with ⊕ = AOp.
+/// The accumulator of Op over elements V (with S: U x W SIMD lanes and a scalar tail): its
+/// init, finish and combine, shared by every tree reduced by Op over V (compile time: they
+/// are not instantiated per tree).
+template <class Op, class V, bool S>
+struct red_acc {
+  using A = typename Op::template acc_t<V>;
+  static constexpr bool is_arg = detail_red::arg_accumulator<A>;
+  static constexpr int U = 4;
+  static constexpr int W = [] {
+    if constexpr (S)
+      return int(xsimd::batch<V>::size);
+    else
+      return 1;
+  }();
+
+  struct state {
+    V lanes[S ? U * W : 1];
+    A tail;
+  };
+  static_assert(sizeof(state) <= max_reduce_state && sizeof(A) <= max_reduce_partial);
+
+  static void init(void* st) {
+    state* s = new (st) state;
+    if constexpr (is_arg)
+      s->tail = A{V{}, -1};
+    else
+      s->tail = Op::template identity<A>();
+    if constexpr (S)
+      for (int j = 0; j < U * W; ++j) s->lanes[j] = Op::template identity<V>();
+  }
+
+  static void finish(const void* st, void* partial) {
+    const state& s = *static_cast<const state*>(st);
+    A r = s.tail;
+    if constexpr (S) { // lanes pairwise: a fixed tree, so the result is reproducible
+      V v[U * W];
+      for (int j = 0; j < U * W; ++j) v[j] = s.lanes[j];
+      for (int width = U * W; width > 1; width /= 2)
+        for (int j = 0; j < width / 2; ++j) v[j] = Op::combine(v[2 * j], v[2 * j + 1]);
+      r = Op::combine(v[0], r);
+    }
+    new (partial) A(r);
+  }
+
+  static void combine(void* a, const void* b) {
+    A& x = *static_cast<A*>(a);
+    x = Op::combine(x, *static_cast<const A*>(b));
+  }
+};
+
+/// Finalizes a partial accumulator A with Fin and combines it into a D with ⊕ = AOp.
+template <class Fin, class D, detail::assign_op AOp, class A>
+struct red_store {
+  static void store(const void* partial, index_t count, char* dst) {
+    D& o = *reinterpret_cast<D*>(dst);
+    o = static_cast<D>(
+        kernels::cpu::combine<AOp>(o, Fin{}(*static_cast<const A*>(partial), count)));
+  }
+};
+
+/// Reduction kernels for tree E reduced by Op, finalized by Fin, stored into D with ⊕ = AOp:
+/// per tree only the slab (and the vertical axis kernel); the rest per Op and element type.
 template <class Op, class Fin, class D, detail::assign_op AOp, class E, bool AllowSimd>
 struct reducer {
   using V = value_t<E>;
@@ -108,36 +169,17 @@ struct reducer {
     else
       return simd_ok<V, E>();
   }();
-  static constexpr int U = 4;
-  static constexpr int W = [] {
-    if constexpr (S)
-      return int(xsimd::batch<V>::size);
-    else
-      return 1;
-  }();
+  using accum = red_acc<Op, V, S>;
+  using state = typename accum::state;
+  static constexpr int U = accum::U, W = accum::W;
   static constexpr std::size_t N = 1 + detail::leaf_count_v<E>;
-
-  struct state {
-    V lanes[S ? U * W : 1];
-    A tail;
-  };
-  static_assert(sizeof(state) <= max_reduce_state && sizeof(A) <= max_reduce_partial);
+  static constexpr auto store = &red_store<Fin, D, AOp, A>::store;
 
   static A element(const auto& v, index_t idx) {
     if constexpr (is_arg)
       return A{static_cast<V>(v), idx};
     else
       return static_cast<A>(v);
-  }
-
-  static void init(void* st) {
-    state* s = new (st) state;
-    if constexpr (is_arg)
-      s->tail = A{V{}, -1};
-    else
-      s->tail = Op::template identity<A>();
-    if constexpr (S)
-      for (int j = 0; j < U * W; ++j) s->lanes[j] = Op::template identity<V>();
   }
 
   /// Rows of contiguous leaves (the drivers pack the others: reduce.cpp, call_slab).
@@ -174,33 +216,6 @@ struct reducer {
     }
     if constexpr (S)
       for (int u = 0; u < U; ++u) acc[u].store_unaligned(sum.lanes + u * W);
-  }
-
-  static void finish(const void* st, void* partial) {
-    const state& s = *static_cast<const state*>(st);
-    A r = s.tail;
-    if constexpr (S) { // lanes pairwise: a fixed tree, so the result is reproducible
-      V v[U * W];
-      for (int j = 0; j < U * W; ++j) v[j] = s.lanes[j];
-      for (int width = U * W; width > 1; width /= 2)
-        for (int j = 0; j < width / 2; ++j) v[j] = Op::combine(v[2 * j], v[2 * j + 1]);
-      r = Op::combine(v[0], r);
-    }
-    new (partial) A(r);
-  }
-
-  static void combine(void* a, const void* b) {
-    A& x = *static_cast<A*>(a);
-    x = Op::combine(x, *static_cast<const A*>(b));
-  }
-
-  static void store(const void* partial, index_t count, char* dst) {
-    D& o = *reinterpret_cast<D*>(dst);
-    o = static_cast<D>(combine_assign(o, Fin{}(*static_cast<const A*>(partial), count)));
-  }
-  template <class X, class Y>
-  static auto combine_assign(const X& o, const Y& v) {
-    return kernels::cpu::combine<AOp>(o, v);
   }
 
   // SIMD across `nout` contiguous outputs; pairwise along the axis.
@@ -246,7 +261,13 @@ struct reducer {
   /// reductions call: one large instantiation fewer per full reduction (compile time).
   template <bool Axis = true>
   static constexpr reduce_kernels kernels() {
-    return {&slab, &init, &finish, &combine, &store, S && Axis ? &vertical : nullptr, W};
+    return {&slab,
+            &accum::init,
+            &accum::finish,
+            &accum::combine,
+            store,
+            S && Axis ? &vertical : nullptr,
+            W};
   }
 };
 
