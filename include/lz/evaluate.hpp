@@ -21,15 +21,10 @@ void execute(const P& pol, tensor_view<T, R> dst, const E& e);
 namespace lz {
 namespace detail {
 
-// The error path of a shape mismatch, out of line and per rank only: building the message
-// inline cost every assignment ~800 bytes of code (compile time, perf/compile).
-template <std::size_t R>
-[[noreturn]] LZ_NOINLINE void throw_assign_shape(const shape_t<R>& from, const shape_t<R>& to,
-                                                 assign_op op) {
-  throw shape_error(std::string("lz: cannot assign shape ") + detail::to_string(from) +
-                    " to a destination of shape " + detail::to_string(to) + " in '" +
-                    assign_op_symbol(op) + "'");
-}
+// The error path of a shape mismatch, compiled once (kernels/common/errors.cpp): building the
+// message inline cost every assignment ~800 bytes of code (compile time, perf/compile).
+[[noreturn]] void throw_assign_shape(const index_t* from, const index_t* to, std::size_t rank,
+                                     const char* op);
 
 /// dst ⊕= e under policy P: checks rank and shape, then hands over to the fusion pass.
 template <assign_op Op, class P, class T, std::size_t R, class E>
@@ -45,7 +40,8 @@ void assign_with(const P& pol, tensor_view<T, R> dst, const E& e) {
     static_assert(rank_v<E> == R || rank_v<E> == 0,
                   "lz: the expression's rank differs from the destination's rank");
     if constexpr (rank_v<E> == R && R > 0) {
-      if (!broadcasts_to(e.shape(), dst.shape())) throw_assign_shape<R>(e.shape(), dst.shape(), Op);
+      if (!broadcasts_to(e.shape(), dst.shape()))
+        throw_assign_shape(e.shape().data(), dst.shape().data(), R, assign_op_symbol(Op));
     }
     fusion::execute<Op>(pol, dst, e);
   }

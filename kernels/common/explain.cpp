@@ -37,6 +37,13 @@ std::string format_bytes(std::size_t b) {
   return buf;
 }
 
+void log_temporary(const index_t* extents, const index_t* strides, std::size_t rank,
+                   std::size_t bytes, const char* why) {
+  logging::write(logging::alloc, "temporary " + lz::detail::dims_text(extents, rank) + ":" +
+                                     lz::detail::dims_text(strides, rank) + " " +
+                                     format_bytes(bytes) + " (" + why + ")");
+}
+
 namespace {
 std::string who(int id, const char* role) {
   if (id == origin::dst) return "dst";

@@ -6,6 +6,9 @@
 #include <support/products.hpp>
 #include <support/recording.hpp>
 
+#include <cstdio>
+#include <unistd.h>
+
 using namespace lz_test;
 using lz::fusion::rule_id;
 using lz::fusion::rule_v;
@@ -69,4 +72,30 @@ BOOST_AUTO_TEST_CASE(reductions_of_products_and_products_of_views) {
   BOOST_TEST(std::fabs(tr - want) < 1e-12);
   const double s = lz::sum(A * B);
   BOOST_TEST(std::fabs(s - double(lz::sum(P))) < 1e-12);
+}
+
+// LZ_LOG=alloc names every temporary a plan makes: its layout, its size and why.
+BOOST_AUTO_TEST_CASE(alloc_channel_logs_each_plan_temporary_with_layout_size_and_reason) {
+  auto A = rnd(40, 30, 21);
+  lz::vector<double> z = lz::zeros<double>({30});
+  std::FILE* tmp = std::tmpfile();
+  BOOST_TEST_REQUIRE(tmp != nullptr);
+  std::fflush(stderr);
+  const int saved = dup(fileno(stderr));
+  dup2(fileno(tmp), fileno(stderr));
+  lz::logging::enable(lz::logging::alloc);
+  z = 2.0 * lz::sum(A, 0) + z; // the axis reduction is materialized first (nested rule)
+  lz::logging::disable(lz::logging::alloc);
+  std::fflush(stderr);
+  dup2(saved, fileno(stderr));
+  close(saved);
+  std::rewind(tmp);
+  char buf[1024] = {};
+  const std::size_t got = std::fread(buf, 1, sizeof buf - 1, tmp);
+  std::fclose(tmp);
+  const std::string log(buf, got);
+  BOOST_TEST_MESSAGE(log);
+  BOOST_TEST(log.find("[lz:alloc] temporary (30,):(1,) 240 B (nested product/reduction)\n") !=
+             std::string::npos);
+  BOOST_TEST(max_rel_error(z, reference(2.0 * lz::sum(A, 0))) < 1e-13);
 }

@@ -31,29 +31,32 @@ struct padded {
 
 namespace detail {
 
+// The error paths that format shapes are compiled once (kernels/common/errors.cpp): building
+// the message inline cost every user file the std::string machinery (compile time).
+/// "(2,3)" ("(5,)" for rank 1), as NumPy prints shapes.
+std::string dims_text(const index_t* s, std::size_t rank);
+[[noreturn]] void throw_overflow(const char* what);
+[[noreturn]] void throw_negative_extent(const index_t* extents, std::size_t rank);
+[[noreturn]] void throw_layout_overlap(const index_t* extents, const index_t* strides,
+                                       std::size_t rank);
+[[noreturn]] void throw_broadcast_mismatch(const index_t* a, const index_t* b, std::size_t rank,
+                                           const char* op);
+
 // Checked arithmetic for sizes: overflow of std::ptrdiff_t is a layout_error, never UB.
 inline index_t checked_mul(index_t a, index_t b, const char* what) {
   index_t r;
-  if (__builtin_mul_overflow(a, b, &r))
-    throw layout_error(std::string("lz: ") + what + " overflows std::ptrdiff_t");
+  if (__builtin_mul_overflow(a, b, &r)) throw_overflow(what);
   return r;
 }
 inline index_t checked_add(index_t a, index_t b, const char* what) {
   index_t r;
-  if (__builtin_add_overflow(a, b, &r))
-    throw layout_error(std::string("lz: ") + what + " overflows std::ptrdiff_t");
+  if (__builtin_add_overflow(a, b, &r)) throw_overflow(what);
   return r;
 }
 
 template <std::size_t R>
 std::string to_string(const shape_t<R>& s) {
-  std::string out = "(";
-  for (std::size_t k = 0; k < R; ++k) {
-    if (k) out += ',';
-    out += std::to_string(s[k]);
-  }
-  if (R == 1) out += ',';
-  return out + ")";
+  return dims_text(s.data(), R);
 }
 
 } // namespace detail
@@ -189,8 +192,7 @@ struct strided_layout {
   void check_extents() const {
     index_t n = 1;
     for (std::size_t k = 0; k < R; ++k) {
-      if (extents[k] < 0)
-        throw layout_error("lz: negative extent in shape " + detail::to_string(extents));
+      if (extents[k] < 0) detail::throw_negative_extent(extents.data(), R);
       n = detail::checked_mul(n, extents[k], "tensor size");
     }
   }
@@ -263,9 +265,7 @@ void strided_layout<R>::validate(bool writable) const {
     span = detail::checked_add(span, detail::checked_mul(s, extents[k] - 1, "layout span"),
                                "layout span");
   }
-  if (writable && !is_unique())
-    throw layout_error("lz: writable layout " + to_string(*this) +
-                       " maps several indices to the same element");
+  if (writable && !is_unique()) detail::throw_layout_overlap(extents.data(), strides.data(), R);
 }
 
 /// NumPy broadcasting of two same-rank shapes (an extent of 1 stretches); throws shape_error
@@ -279,8 +279,7 @@ shape_t<R> broadcast_shapes(const shape_t<R>& a, const shape_t<R>& b, const char
     else if (a[k] == 1)
       r[k] = b[k];
     else
-      throw shape_error(std::string("lz: shapes ") + detail::to_string(a) + " and " +
-                        detail::to_string(b) + " do not match in '" + op + "'");
+      detail::throw_broadcast_mismatch(a.data(), b.data(), R, op);
   }
   return r;
 }

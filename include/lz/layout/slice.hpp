@@ -37,10 +37,8 @@ inline constexpr std::size_t sliced_rank_v = (std::size_t(0) + ... +
 
 namespace detail {
 
-[[noreturn]] inline void throw_index(index_t i, index_t n, std::size_t dim) {
-  throw std::out_of_range("lz: index " + std::to_string(i) + " out of range for extent " +
-                          std::to_string(n) + " in dimension " + std::to_string(dim));
-}
+/// std::out_of_range naming the index, the extent and the dimension (kernels/common/errors.cpp).
+[[noreturn]] void throw_index(index_t i, index_t n, std::size_t dim);
 
 // One dimension of a slice: updates the offset, and appends (extent, stride) if kept.
 struct slice_dim {

@@ -23,11 +23,8 @@ kernels::cpu::reduce_options reduce_options_for(int cost, bool keep_order) {
   return o;
 }
 
-template <std::size_t R>
-[[noreturn]] inline void throw_empty_reduction(const char* name, const shape_t<R>& s) {
-  throw shape_error(std::string("lz: ") + name + " of an empty tensor of shape " + to_string(s) +
-                    " has no identity");
-}
+/// shape_error: `name` (min, max, argmin, ...) of an empty operand of shape s[0..rank).
+[[noreturn]] void throw_empty_reduction(const char* name, const index_t* s, std::size_t rank);
 
 } // namespace detail
 
@@ -57,7 +54,7 @@ struct reduce_expr {
     const auto s = arg.shape();
     index_t size = 1;
     for (std::size_t k = 0; k < R; ++k) size *= s[k];
-    if (!Op::has_identity && size == 0) detail::throw_empty_reduction(Op::name, s);
+    if (!Op::has_identity && size == 0) detail::throw_empty_reduction(Op::name, s.data(), R);
     if constexpr (std::is_same_v<value_type, acc_type>) { // dot: BLAS where it is faster
       value_type d{};
       if (fusion::try_dot<Op, Fin>(arg, d)) return d;
@@ -112,7 +109,8 @@ struct reduce_axis_expr {
     constexpr std::size_t R = rank_v<E>, N = 1 + detail::leaf_count_v<E>;
     const auto s = arg.shape();
     const index_t len = s[axis];
-    if (!Op::has_identity && len == 0 && dst.size() > 0) detail::throw_empty_reduction(Op::name, s);
+    if (!Op::has_identity && len == 0 && dst.size() > 0)
+      detail::throw_empty_reduction(Op::name, s.data(), R);
     detail::temp_store<detail::opaque_count_v<E>> temps;
     std::array<detail::operand, N> ops{};
     ops[0].ptr = reinterpret_cast<char*>(dst.data());

@@ -131,6 +131,9 @@ std::string describe_level1(const char* routine, index_t n, const std::string& a
                             index_t incy, int x, int y);
 std::string format_scalar(double re, double im);
 std::string format_bytes(std::size_t bytes);
+/// The LZ_LOG=alloc line of a plan's temporary: "temporary (M,N):(sM,sN) 1.2 MiB (why)".
+void log_temporary(const index_t* extents, const index_t* strides, std::size_t rank,
+                   std::size_t bytes, const char* why);
 
 template <class V>
 std::string scalar_text(const V& v) {
@@ -189,10 +192,8 @@ class exec_sink {
     lz::detail::count_temporary();
     tensor_view<T, R> v(t.data(), t.layout(), lz::detail::trusted);
     if (LZ_UNLIKELY(logging::on(logging::alloc)))
-      logging::write(logging::alloc,
-                     std::string("temporary ") + to_string(t.layout()) + " " +
-                         detail_plan::format_bytes(std::size_t(t.size()) * sizeof(T)) + " (" + why +
-                         ")");
+      detail_plan::log_temporary(t.layout().extents.data(), t.layout().strides.data(), R,
+                                 std::size_t(t.size()) * sizeof(T), why);
     keep(t.release());
     return v;
   }

@@ -1,0 +1,52 @@
+// The error paths of the headers that format shapes, compiled once: a user's file only calls
+// them (layout/layout.hpp, layout/slice.hpp, evaluate.hpp, ops/reductions.hpp). The messages
+// are part of the interface (docs/errors.md, tests/reliability/error_catalogue_test.cpp).
+#include <lz/ops/reductions.hpp>
+
+namespace lz::detail {
+
+std::string dims_text(const index_t* s, std::size_t rank) {
+  std::string out = "(";
+  for (std::size_t k = 0; k < rank; ++k) {
+    if (k) out += ',';
+    out += std::to_string(s[k]);
+  }
+  if (rank == 1) out += ',';
+  return out + ")";
+}
+
+void throw_overflow(const char* what) {
+  throw layout_error(std::string("lz: ") + what + " overflows std::ptrdiff_t");
+}
+
+void throw_negative_extent(const index_t* extents, std::size_t rank) {
+  throw layout_error("lz: negative extent in shape " + dims_text(extents, rank));
+}
+
+void throw_layout_overlap(const index_t* extents, const index_t* strides, std::size_t rank) {
+  throw layout_error("lz: writable layout " + dims_text(extents, rank) + ":" +
+                     dims_text(strides, rank) + " maps several indices to the same element");
+}
+
+void throw_broadcast_mismatch(const index_t* a, const index_t* b, std::size_t rank,
+                              const char* op) {
+  throw shape_error("lz: shapes " + dims_text(a, rank) + " and " + dims_text(b, rank) +
+                    " do not match in '" + op + "'");
+}
+
+void throw_assign_shape(const index_t* from, const index_t* to, std::size_t rank, const char* op) {
+  throw shape_error("lz: cannot assign shape " + dims_text(from, rank) +
+                    " to a destination of shape " + dims_text(to, rank) + " in '" + op + "'");
+}
+
+void throw_index(index_t i, index_t n, std::size_t dim) {
+  throw std::out_of_range("lz: index " + std::to_string(i) + " out of range for extent " +
+                          std::to_string(n) + " in dimension " + std::to_string(dim));
+}
+
+void throw_empty_reduction(const char* name, const index_t* s, std::size_t rank) {
+  throw shape_error(std::string("lz: ") + name + " of an empty tensor of shape " +
+                    dims_text(s, rank) + " has no identity");
+}
+
+} // namespace lz::detail
