@@ -39,6 +39,11 @@ void throw_assign_shape(const index_t* from, const index_t* to, std::size_t rank
                     " to a destination of shape " + dims_text(to, rank) + " in '" + op + "'");
 }
 
+void throw_result_overflow(const char* op, const index_t* s, std::size_t rank) {
+  throw layout_error(std::string("lz: the result of '") + op + "' has shape " + dims_text(s, rank) +
+                     ", whose size overflows std::ptrdiff_t");
+}
+
 void throw_index(index_t i, index_t n, std::size_t dim) {
   throw std::out_of_range("lz: index " + std::to_string(i) + " out of range for extent " +
                           std::to_string(n) + " in dimension " + std::to_string(dim));

@@ -226,15 +226,16 @@ void fold_shape(shape_t<R>& s, bool& first, const A& a, const char* op) {
   }
 }
 
+/// layout_error: the result of `op` has shape s[0..rank), whose size overflows (errors.cpp).
+[[noreturn]] void throw_result_overflow(const char* op, const index_t* s, std::size_t rank);
+
 // Operands that each fit in memory (stride-0 broadcasts need none) can broadcast to a shape
 // of more than 2^63 elements; loops and reductions over it would overflow their indices.
 template <std::size_t R>
 void check_size(const shape_t<R>& s, const char* op) {
   index_t n = 1;
   for (std::size_t k = 0; k < R; ++k)
-    if (__builtin_mul_overflow(n, s[k], &n))
-      throw layout_error(std::string("lz: the result of '") + op + "' has shape " + to_string(s) +
-                         ", whose size overflows std::ptrdiff_t");
+    if (__builtin_mul_overflow(n, s[k], &n)) throw_result_overflow(op, s.data(), R);
 }
 
 } // namespace detail
