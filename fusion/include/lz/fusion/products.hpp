@@ -225,6 +225,30 @@ void lower_product(Sink& s, const P& pol, const char* rule, const M& prod, const
   }
 }
 
+// The product steps of the executing sink are compiled once, in the library, for every element
+// type products take and every host policy (kernels/common/products.cpp): a user file that
+// multiplies matrices only calls them (compile time, perf/compile). Explain and device sinks
+// still instantiate their own.
+#define LZ_FUSION_PRODUCT_STEPS(X, V, P)                                                           \
+  X void emit_product<V, exec_sink, P>(exec_sink&, const P&, const char*, const mat<const V>&,     \
+                                       const mat<const V>&, const mat<V>&, V, V, bool);            \
+  X void lower_chain<V, exec_sink, P>(exec_sink&, const P&, const mat<const V>*, std::size_t,      \
+                                      const mat<V>&, V, V, bool);
+#define LZ_FUSION_PRODUCT_STEPS_OF(X, V)                                                           \
+  LZ_FUSION_PRODUCT_STEPS(X, V, auto_policy)                                                       \
+  LZ_FUSION_PRODUCT_STEPS(X, V, seq_policy)                                                        \
+  LZ_FUSION_PRODUCT_STEPS(X, V, simd_policy)                                                       \
+  LZ_FUSION_PRODUCT_STEPS(X, V, par_policy)
+#define LZ_FUSION_PRODUCT_INSTANCES(X)                                                             \
+  LZ_FUSION_PRODUCT_STEPS_OF(X, float)                                                             \
+  LZ_FUSION_PRODUCT_STEPS_OF(X, double)                                                            \
+  LZ_FUSION_PRODUCT_STEPS_OF(X, std::complex<float>)                                               \
+  LZ_FUSION_PRODUCT_STEPS_OF(X, std::complex<double>)                                              \
+  LZ_FUSION_PRODUCT_STEPS_OF(X, std::int32_t)                                                      \
+  LZ_FUSION_PRODUCT_STEPS_OF(X, std::int64_t)
+
+LZ_FUSION_PRODUCT_INSTANCES(extern template)
+
 } // namespace lz::fusion
 
 #endif // LZ_LZ_FUSION_PRODUCTS_HPP
