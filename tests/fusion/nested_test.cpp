@@ -99,3 +99,46 @@ BOOST_AUTO_TEST_CASE(alloc_channel_logs_each_plan_temporary_with_layout_size_and
              std::string::npos);
   BOOST_TEST(max_rel_error(z, reference(2.0 * lz::sum(A, 0))) < 1e-13);
 }
+
+// A product or axis reduction whose operand overlaps the destination (or whose result
+// broadcasts into it) is evaluated into one temporary of its own shape, where its rule applies,
+// then assigned: the same values as evaluating into fresh memory.
+BOOST_AUTO_TEST_CASE(an_axis_reduction_that_reads_its_destination_goes_through_one_temporary) {
+  lz::matrix<double> M = rnd(12, 9, 22);
+  const lz::matrix<double> M0 = M;
+  auto r0 = lz::row(M, 0); // row 0 of M = column sums of M (reads row 0 while writing it)
+  lz::reset_stats();
+  r0 = lz::sum(M, 0);
+  BOOST_TEST(lz::stats().temporaries == 1u);
+  const lz::vector<double> want = reference(lz::sum(M0, 0));
+  BOOST_TEST(max_rel_error(lz::row(M, 0), want) < 1e-13);
+  for (index_t i = 1; i < 12; ++i)
+    for (index_t j = 0; j < 9; ++j) BOOST_TEST(M(i, j) == M0(i, j));
+  // += through the temporary, and a result broadcast over a destination's rows.
+  lz::reset_stats();
+  lz::row(M, 1) += lz::sum(M, 0);
+  BOOST_TEST(lz::stats().temporaries == 1u);
+  const auto T3 = lz::random<double>({1, 9, 5}, 25);
+  lz::matrix<double> B(4, 9);
+  lz::assign(B, lz::sum(T3, 2)); // (1,9) broadcast over 4 rows
+  for (index_t i = 0; i < 4; ++i)
+    for (index_t j = 0; j < 9; ++j) {
+      double want = 0;
+      for (index_t k = 0; k < 5; ++k) want += T3(0, j, k);
+      BOOST_TEST(std::fabs(B(i, j) - want) <= 1e-14);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(explain_shows_a_product_that_reads_its_destination_through_a_temporary) {
+  auto A = rnd(16, 16, 23);
+  lz::matrix<double> C = rnd(16, 16, 24);
+  const std::string plan = lz::explain(C, A * C + 2.0 * C);
+  BOOST_TEST(plan.find("temporary tmp0 (16,16):(16,1) 2.0 KiB (tree reads the destination)") !=
+                 std::string::npos,
+             plan);
+  BOOST_TEST(plan.find("dgemm") != std::string::npos, plan);
+  BOOST_TEST(plan.find("temporaries: 1") != std::string::npos, plan);
+  const lz::matrix<double> C0 = C;
+  C = A * C + 2.0 * C;
+  BOOST_TEST(max_rel_error(C, reference(A * C0 + 2.0 * C0)) < 1e-12);
+}

@@ -51,6 +51,62 @@ constexpr rule_id rule_for() {
 template <class T, class E>
 inline constexpr rule_id rule_v = rule_for<T, std::remove_cvref_t<E>>();
 
+namespace detail_rules {
+
+// A product or axis-reduction tree whose rule could not write the destination (an operand
+// overlaps it, or the result broadcasts into it) is evaluated into a fresh temporary of its own
+// shape and type, where that rule always applies, then assigned: one temporary, and no nested
+// rule instantiated for such trees (compile time). Products of another element type still go
+// through the nested rule.
+template <class V, class E>
+constexpr bool products_of_type() {
+  using namespace detail_terms;
+  constexpr shape_kind k = shape_of<E>();
+  if constexpr (k == shape_kind::sum || k == shape_kind::difference)
+    return products_of_type<V, arg_t<E, 0>>() && products_of_type<V, arg_t<E, 1>>();
+  else if constexpr (k == shape_kind::negation || k == shape_kind::scaled_right ||
+                     k == shape_kind::divided)
+    return products_of_type<V, arg_t<E, 0>>();
+  else if constexpr (k == shape_kind::scaled_left)
+    return products_of_type<V, arg_t<E, 1>>();
+  else if constexpr (is_product_term<E>())
+    return std::is_same_v<value_t<E>, V>;
+  else
+    return true;
+}
+
+template <class T, std::size_t R, class E>
+constexpr bool via_fresh_temp() {
+  if constexpr (R == 0)
+    return false;
+  else if constexpr (is_axis_reduction_v<E>)
+    return true;
+  else if constexpr (term_counts_v<E>.products > 0)
+    return std::is_same_v<value_t<E>, T> && products_of_type<T, E>();
+  else
+    return false;
+}
+
+} // namespace detail_rules
+
+template <lz::detail::assign_op Op, class Sink, class P, template <class, std::size_t> class View,
+          class T, std::size_t R, class E>
+void plan_assign(Sink& s, const P& pol, View<T, R> dst, const E& e);
+
+/// dst ⊕= e through a fresh temporary of e's shape and type (see detail_rules::via_fresh_temp).
+template <lz::detail::assign_op Op, class Sink, class P, template <class, std::size_t> class View,
+          class T, std::size_t R, class E>
+void lower_via_temp(Sink& s, const P& pol, View<T, R> dst, const E& e) {
+  using V = value_t<E>;
+  if (s.noting())
+    s.note("the destination overlaps an operand or broadcasts the result: the tree is "
+           "evaluated into a temporary, then assigned");
+  const auto t = s.template temp<V, R>(e.shape(), "tree reads the destination");
+  plan_assign<lz::detail::assign_op::set>(s, pol, t, e);
+  using read_view = typename Sink::template view<const V, R>;
+  plan_assign<Op>(s, pol, dst, read_view(t.data(), t.layout(), lz::detail::trusted));
+}
+
 /// Lowers dst ⊕= e into steps on sink s. Host sinks (plan.hpp) run reductions and loops on the
 /// CPU; device sinks (include/lz/device/plan.hpp, `Sink::on_device`) provide `reduce` and `map`
 /// steps of their own (Thrust) and device BLAS for the product steps. Every other decision is
@@ -80,8 +136,11 @@ void plan_assign(Sink& s, const P& pol, View<T, R> dst, const E& e) {
     if constexpr (rules::level1::matches<E, T>) {
       if (lower_level1<Op>(s, dst, e)) return;
     }
-    // nested: products and reductions inside an elementwise tree → planned first, then a loop
-    if constexpr (detail_nested::count_groups<E>() > 0) {
+    // a product or reduction the rules above could not write in place → a temporary, then dst
+    if constexpr (!Sink::on_device && detail_rules::via_fresh_temp<T, R, E>()) {
+      lower_via_temp<Op>(s, pol, dst, e);
+    } else if constexpr (detail_nested::count_groups<E>() > 0) {
+      // nested: products and reductions inside an elementwise tree → planned first, then a loop
       lower_nested<Op>(s, pol, dst, e);
     } else if constexpr (Sink::on_device) {
       s.template map<Op>(pol, dst, e);

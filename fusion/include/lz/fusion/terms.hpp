@@ -210,8 +210,7 @@ bool lower_terms(Sink& s, const P& pol, View<T, R> dst, const E& e, const char* 
             s.note(std::string(rule) + " rule skipped: " +
                    (std::is_same_v<value_t<X>, T>
                         ? "a product operand overlaps the destination"
-                        : "the product's element type differs from the destination's") +
-                   "; the product goes through a temporary (nested rule)");
+                        : "the product's element type differs from the destination's"));
           ok = false;
         }
       } else {

@@ -1,7 +1,8 @@
 // reduce rule: dst ⊕= reduce(e, axis) → the axis reduction writes straight into the
 // destination (no temporary), SIMD across outputs or along the axis, pairwise. Applies when
 // the destination has the result's exact shape and shares no memory with the operand's leaves;
-// otherwise the nested rule computes it into a temporary. A full reduction assigned to a rank-0
+// otherwise it is computed into one temporary of its shape (rules.hpp, lower_via_temp; the
+// nested rule on device sinks), then assigned. A full reduction assigned to a rank-0
 // destination is computed and stored. Run by kernels/cpu/reduce.cpp.
 // Included first, this header pulls in the whole engine in dependency order (tensor.hpp ends
 // with evaluate.hpp, which includes the fusion pass); a guard, not #pragma once, lets that
