@@ -3,11 +3,9 @@
 #define BOOST_TEST_MODULE nested
 #include <boost/test/unit_test.hpp>
 
+#include <support/capture.hpp>
 #include <support/products.hpp>
 #include <support/recording.hpp>
-
-#include <cstdio>
-#include <unistd.h>
 
 using namespace lz_test;
 using lz::fusion::rule_id;
@@ -78,22 +76,11 @@ BOOST_AUTO_TEST_CASE(reductions_of_products_and_products_of_views) {
 BOOST_AUTO_TEST_CASE(alloc_channel_logs_each_plan_temporary_with_layout_size_and_reason) {
   auto A = rnd(40, 30, 21);
   lz::vector<double> z = lz::zeros<double>({30});
-  std::FILE* tmp = std::tmpfile();
-  BOOST_TEST_REQUIRE(tmp != nullptr);
-  std::fflush(stderr);
-  const int saved = dup(fileno(stderr));
-  dup2(fileno(tmp), fileno(stderr));
-  lz::logging::enable(lz::logging::alloc);
-  z = 2.0 * lz::sum(A, 0) + z; // the axis reduction is materialized first (nested rule)
-  lz::logging::disable(lz::logging::alloc);
-  std::fflush(stderr);
-  dup2(saved, fileno(stderr));
-  close(saved);
-  std::rewind(tmp);
-  char buf[1024] = {};
-  const std::size_t got = std::fread(buf, 1, sizeof buf - 1, tmp);
-  std::fclose(tmp);
-  const std::string log(buf, got);
+  const std::string log = capture_stderr([&] {
+    lz::logging::enable(lz::logging::alloc);
+    z = 2.0 * lz::sum(A, 0) + z; // the axis reduction is materialized first (nested rule)
+    lz::logging::disable(lz::logging::alloc);
+  });
   BOOST_TEST_MESSAGE(log);
   BOOST_TEST(log.find("[lz:alloc] temporary (30,):(1,) 240 B (nested product/reduction)\n") !=
              std::string::npos);

@@ -4,6 +4,8 @@
 #define BOOST_TEST_MODULE blas
 #include <boost/test/unit_test.hpp>
 
+#include <support/capture.hpp>
+
 #include <lz/errors.hpp>
 #include <lz/kernels/blas/blas.hpp>
 #include <lz/log.hpp>
@@ -18,7 +20,6 @@
 #include <random>
 #include <string>
 #include <tuple>
-#include <unistd.h>
 #include <vector>
 
 namespace blas = lz::kernels::blas;
@@ -441,25 +442,13 @@ BOOST_AUTO_TEST_CASE(info_names_library_core_threads_and_model) {
 }
 
 BOOST_AUTO_TEST_CASE(blas_channel_traces_one_line_per_call) {
-  // Redirect stderr into a file for the duration of one traced call.
-  std::FILE* tmp = std::tmpfile();
-  BOOST_TEST_REQUIRE(tmp != nullptr);
-  std::fflush(stderr);
-  const int saved = dup(fileno(stderr));
-  dup2(fileno(tmp), fileno(stderr));
-  lz::logging::enable(lz::logging::blas);
   std::vector<double> A(512 * 256, 1.0), B(512 * 128, 1.0), C(512 * 128, 1.0);
-  blas::gemm(order::row_major, trans::transpose, trans::none, 256, 128, 512, 2.0, A.data(), 256,
-             B.data(), 128, 3.0, C.data(), 128);
-  lz::logging::disable(lz::logging::blas);
-  std::fflush(stderr);
-  dup2(saved, fileno(stderr));
-  close(saved);
-  std::rewind(tmp);
-  char buf[512] = {};
-  const std::size_t got = std::fread(buf, 1, sizeof buf - 1, tmp);
-  std::fclose(tmp);
-  const std::string line(buf, got);
+  const std::string line = lz_test::capture_stderr([&] {
+    lz::logging::enable(lz::logging::blas);
+    blas::gemm(order::row_major, trans::transpose, trans::none, 256, 128, 512, 2.0, A.data(), 256,
+               B.data(), 128, 3.0, C.data(), 128);
+    lz::logging::disable(lz::logging::blas);
+  });
   BOOST_TEST_MESSAGE(line);
   BOOST_TEST(line.rfind("[lz:blas] dgemm(R, T, N, m=256, n=128, k=512, alpha=2, lda=256, "
                         "ldb=128, beta=3, ldc=128) ",

@@ -5,6 +5,8 @@
 #define BOOST_TEST_MODULE gemm_generic
 #include <boost/test/unit_test.hpp>
 
+#include <support/capture.hpp>
+
 #include <lz/errors.hpp>
 #include <lz/kernels/blas/blas.hpp>
 #include <lz/kernels/cpu/parallel.hpp>
@@ -19,7 +21,6 @@
 #include <string>
 #include <tuple>
 #include <type_traits>
-#include <unistd.h>
 #include <vector>
 
 namespace blas = lz::kernels::blas;
@@ -385,23 +386,12 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(gemv_generic_gives_identical_bits_for_one_and_two_
 }
 
 BOOST_AUTO_TEST_CASE(blas_channel_traces_gemm_generic_with_strides_and_rate) {
-  std::FILE* tmp = std::tmpfile();
-  BOOST_TEST_REQUIRE(tmp != nullptr);
-  std::fflush(stderr);
-  const int saved = dup(fileno(stderr));
-  dup2(fileno(tmp), fileno(stderr));
-  lz::logging::enable(lz::logging::blas);
   std::vector<std::int32_t> A(6 * 4, 1), B(4 * 5, 2), C(6 * 5, 0);
-  blas::gemm_generic<std::int32_t>(6, 5, 4, 2, A.data(), 1, 6, B.data(), 5, 1, 0, C.data(), 5, 1);
-  lz::logging::disable(lz::logging::blas);
-  std::fflush(stderr);
-  dup2(saved, fileno(stderr));
-  close(saved);
-  std::rewind(tmp);
-  char buf[512] = {};
-  const std::size_t got = std::fread(buf, 1, sizeof buf - 1, tmp);
-  std::fclose(tmp);
-  const std::string line(buf, got);
+  const std::string line = lz_test::capture_stderr([&] {
+    lz::logging::enable(lz::logging::blas);
+    blas::gemm_generic<std::int32_t>(6, 5, 4, 2, A.data(), 1, 6, B.data(), 5, 1, 0, C.data(), 5, 1);
+    lz::logging::disable(lz::logging::blas);
+  });
   BOOST_TEST_MESSAGE(line);
   BOOST_TEST(line.rfind("[lz:blas] gemm_generic<i32>(m=6, n=5, k=4, alpha=2, A=(1,6), B=(5,1), "
                         "beta=0, C=(5,1)) ",
