@@ -59,18 +59,22 @@ void assign_to(tensor_view<T, R> dst, const E& e) {
 template <class T, std::size_t R>
 class resize_target {
  public:
-  LZ_NOINLINE resize_target(tensor<T, R>& dst, const shape_t<R>& s)
-      : dst_(dst), resized_(dst.shape() != s) {
-    if (resized_) fresh_ = tensor<T, R>(s, dst.layout_kind(), uninitialized);
+  resize_target(tensor<T, R>& dst, const shape_t<R>& s) : dst_(dst), resized_(dst.shape() != s) {
+    if (LZ_UNLIKELY(resized_)) allocate(s);
   }
   resize_target(const resize_target&) = delete;
   resize_target& operator=(const resize_target&) = delete;
   tensor_view<T, R> view() { return resized_ ? fresh_.view() : dst_.view(); }
-  LZ_NOINLINE void commit() {
-    if (resized_) dst_ = std::move(fresh_);
+  void commit() {
+    if (LZ_UNLIKELY(resized_)) replace();
   }
 
  private:
+  LZ_NOINLINE void allocate(const shape_t<R>& s) {
+    fresh_ = tensor<T, R>(s, dst_.layout_kind(), uninitialized);
+  }
+  LZ_NOINLINE void replace() { dst_ = std::move(fresh_); }
+
   tensor<T, R>& dst_;
   tensor<T, R> fresh_;
   bool resized_;
