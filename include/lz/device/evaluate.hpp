@@ -115,7 +115,7 @@ auto device_reduce_full(const device_policy& pol, const reduce_expr<Op, Fin, E>&
   const auto s = r.arg.shape();
   index_t size = 1;
   for (std::size_t k = 0; k < R; ++k) size *= s[k];
-  if (!Op::has_identity && size == 0) throw_empty_reduction(Op::name, s);
+  if (!Op::has_identity && size == 0) throw_empty_reduction(Op::name, s.data(), R);
   device_temps temps(pol.stream);
   kernel_build ctx{&pol, &temps};
   dim_map m;
@@ -143,7 +143,7 @@ void device_reduce_axis(const device_policy& pol, device_view<D, RD> dst,
   static_assert(RD + 1 == R);
   const auto s = r.arg.shape();
   const index_t len = s[r.axis], nout = dst.size();
-  if (!Op::has_identity && len == 0 && nout > 0) throw_empty_reduction(Op::name, s);
+  if (!Op::has_identity && len == 0 && nout > 0) throw_empty_reduction(Op::name, s.data(), R);
   if (nout == 0) return;
   kernel_build ctx{&pol, &temps};
   dim_map m; // the reduced axis moves last
