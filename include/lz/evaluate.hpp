@@ -54,8 +54,9 @@ void assign_to(tensor_view<T, R> dst, const E& e) {
 
 // A destination being assigned an expression of shape s: its own storage when the shape
 // matches, else fresh storage laid out as it was made (column-major, padded) that replaces it
-// only once evaluation has succeeded (the old contents stay intact if it throws). Per (T, R),
-// out of line, so that each tree evaluates through ONE call site (compile time, perf/compile).
+// only once evaluation has succeeded (the old contents stay intact if it throws). Each tree
+// evaluates through ONE call site (compile time, perf/compile); allocating and replacing are
+// out of line, per (T, R).
 template <class T, std::size_t R>
 class resize_target {
  public:
