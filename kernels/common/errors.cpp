@@ -15,6 +15,10 @@ std::string dims_text(const index_t* s, std::size_t rank) {
   return out + ")";
 }
 
+std::string layout_text(const index_t* extents, const index_t* strides, std::size_t rank) {
+  return dims_text(extents, rank) + ":" + dims_text(strides, rank);
+}
+
 void throw_overflow(const char* what) {
   throw layout_error(std::string("lz: ") + what + " overflows std::ptrdiff_t");
 }
@@ -24,8 +28,8 @@ void throw_negative_extent(const index_t* extents, std::size_t rank) {
 }
 
 void throw_layout_overlap(const index_t* extents, const index_t* strides, std::size_t rank) {
-  throw layout_error("lz: writable layout " + dims_text(extents, rank) + ":" +
-                     dims_text(strides, rank) + " maps several indices to the same element");
+  throw layout_error("lz: writable layout " + layout_text(extents, strides, rank) +
+                     " maps several indices to the same element");
 }
 
 void throw_broadcast_mismatch(const index_t* a, const index_t* b, std::size_t rank,

@@ -39,9 +39,8 @@ std::string format_bytes(std::size_t b) {
 
 void log_temporary(const index_t* extents, const index_t* strides, std::size_t rank,
                    std::size_t bytes, const char* why) {
-  logging::write(logging::alloc, "temporary " + lz::detail::dims_text(extents, rank) + ":" +
-                                     lz::detail::dims_text(strides, rank) + " " +
-                                     format_bytes(bytes) + " (" + why + ")");
+  logging::write(logging::alloc, "temporary " + lz::detail::layout_text(extents, strides, rank) +
+                                     " " + format_bytes(bytes) + " (" + why + ")");
 }
 
 namespace {

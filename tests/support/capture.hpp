@@ -13,21 +13,23 @@ template <class F>
 std::string capture_stderr(F&& f) {
   std::FILE* tmp = std::tmpfile();
   if (tmp == nullptr) throw std::runtime_error("capture_stderr: no temporary file");
+  struct restore { // stderr back where it was, also when f throws
+    int saved;
+    ~restore() {
+      std::fflush(stderr);
+      dup2(saved, fileno(stderr));
+      close(saved);
+    }
+  };
   std::fflush(stderr);
-  const int saved = dup(fileno(stderr));
-  dup2(fileno(tmp), fileno(stderr));
   try {
+    const restore r{dup(fileno(stderr))};
+    dup2(fileno(tmp), fileno(stderr));
     f();
   } catch (...) {
-    std::fflush(stderr);
-    dup2(saved, fileno(stderr));
-    close(saved);
     std::fclose(tmp);
     throw;
   }
-  std::fflush(stderr);
-  dup2(saved, fileno(stderr));
-  close(saved);
   std::string out;
   std::rewind(tmp);
   char buf[4096];

@@ -35,6 +35,8 @@ namespace detail {
 // the message inline cost every user file the std::string machinery (compile time).
 /// "(2,3)" ("(5,)" for rank 1), as NumPy prints shapes.
 std::string dims_text(const index_t* s, std::size_t rank);
+/// "(M,N):(sM,sN)", a layout in CuTe's notation.
+std::string layout_text(const index_t* extents, const index_t* strides, std::size_t rank);
 [[noreturn]] void throw_overflow(const char* what);
 [[noreturn]] void throw_negative_extent(const index_t* extents, std::size_t rank);
 [[noreturn]] void throw_layout_overlap(const index_t* extents, const index_t* strides,
@@ -252,7 +254,7 @@ bool strided_layout<R>::is_unique() const noexcept {
 /// Prints a layout as `(M,N):(sM,sN)` (CuTe's notation).
 template <std::size_t R>
 std::string to_string(const strided_layout<R>& l) {
-  return detail::to_string(l.extents) + ":" + detail::to_string(l.strides);
+  return detail::layout_text(l.extents.data(), l.strides.data(), R);
 }
 
 template <std::size_t R>

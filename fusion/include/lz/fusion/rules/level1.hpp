@@ -101,11 +101,14 @@ bool lower_level1(Sink& s, View<T, R> dst, const E& e) {
     const term y{dst.data(), dl.extents.data(), dl.strides.data(), T(0)};
     term terms[2];
     int count = 0;
-    if constexpr (Op == assign_op::mul) { // x *= a
-      if constexpr (!detail_terms::is_scalar<E>())
+    if constexpr (Op == assign_op::mul) { // x *= a: the destination, scaled
+      if constexpr (!detail_terms::is_scalar<E>()) {
         return false;
-      else
-        terms[count++] = {dst.data(), dl.extents.data(), dl.strides.data(), T(e.value)};
+      } else {
+        terms[0] = y;
+        terms[0].coef = T(e.value);
+        count = 1;
+      }
     } else {
       for_each_term(e, Op == assign_op::sub ? T(-1) : T(1), [&](const auto& t, const T& coef) {
         using X = std::remove_cvref_t<decltype(t)>;
