@@ -59,7 +59,29 @@ LZ_SIMD_WIDE_SELECT(std::uint64_t)
 
 #include <xsimd/xsimd.hpp>
 
+#include <lz/ops/functors.hpp>
+
 namespace lz::fn::detail {
+// The transcendental batch bodies (lz/ops/functors.hpp) are compiled once in lazuli_kernels
+// (kernels/cpu/vmath.cpp) for float and double batches of the SIMD target it was built for,
+// which CMake detects and passes as LZ_KERNELS_SIMD_ARCH (the number xsimd's arch::version()
+// gives it: a number, so that no build system has to quote it; kernels/CMakeLists.txt; every
+// target linking lazuli::lazuli gets it). A file compiled for another
+// target (other -m flags), without the definition, or with LZ_INLINE_MATH defined inlines the
+// bodies instead: a batch type's name carries its arch, so a mismatch can never call a body
+// built for other registers.
+#if defined(LZ_KERNELS_SIMD_ARCH) && !defined(LZ_INLINE_MATH)
+inline constexpr bool kernels_simd_arch_matches =
+    xsimd::default_arch::version() == unsigned(LZ_KERNELS_SIMD_ARCH);
+#else
+inline constexpr bool kernels_simd_arch_matches = false;
+#endif
+template <class T>
+requires(std::is_same_v<T, float> ||
+         std::is_same_v<T, double>) struct math_outlined<xsimd::batch<T, xsimd::default_arch>>
+    : std::bool_constant<kernels_simd_arch_matches> {
+};
+
 // Declared in lz/ops/functors.hpp: true when any lane of a batch mask is set (one kortest on
 // AVX-512, one movemask on AVX/SSE; a store and a loop over the lanes cost as much as an exp).
 template <class M>

@@ -7,6 +7,7 @@ prints the median and minimum user+system CPU seconds and the object's text size
   python3 perf/compile/ab.py --runs 5 OLD_CHECKOUT NEW_CHECKOUT [--products] [--cxx g++]
 """
 import argparse
+import importlib.util
 import os
 import statistics
 import subprocess
@@ -21,6 +22,11 @@ def main():
     ap.add_argument("--cxx", default="g++")
     args = ap.parse_args()
     times = {d: [] for d in args.checkouts}
+    spec = importlib.util.spec_from_file_location("run", os.path.join(os.path.dirname(
+        os.path.abspath(__file__)), "run.py"))
+    run = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(run)
+    arch = {d: run.kernels_simd_arch(args.cxx, d) for d in args.checkouts}
     with tempfile.TemporaryDirectory() as tmp:
         objs = {d: os.path.join(tmp, f"{i}.o") for i, d in enumerate(args.checkouts)}
         for _ in range(args.runs):
@@ -28,6 +34,7 @@ def main():
                 cmd = [args.cxx, "-std=c++20", "-O2", "-march=native", "-c",
                        f"-I{d}/include", f"-I{d}/fusion/include", f"-I{d}/kernels/include",
                        f"{d}/perf/compile/lazuli_30.cpp", "-o", objs[d]]
+                cmd += arch[d]
                 if args.products:
                     cmd.append("-DLZ_BENCH_PRODUCTS")
                 before = os.times()

@@ -17,6 +17,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -33,6 +34,22 @@ def has_xtensor_blas(cxx):
     r = subprocess.run([cxx, "-std=c++20", "-E", "-x", "c++", "-"], input=
                        "#include <xtensor-blas/xlinalg.hpp>\n", capture_output=True, text=True)
     return r.returncode == 0
+
+
+def kernels_simd_arch(cxx, root):
+    """The -D a CMake user of lazuli::lazuli gets: the SIMD target lazuli_kernels is built for
+    (kernels/CMakeLists.txt probes it with cmake/simd_arch.cpp), so that files for the same
+    target call the library's compiled math instead of inlining it. [] when not probeable."""
+    probe = os.path.join(root, "cmake", "simd_arch.cpp")
+    if not os.path.exists(probe):
+        return []
+    with tempfile.TemporaryDirectory() as tmp:
+        exe = os.path.join(tmp, "probe")
+        if subprocess.run([cxx, "-std=c++20", "-march=native", probe, "-o", exe],
+                          capture_output=True).returncode != 0:
+            return []
+        out = subprocess.run([exe], capture_output=True, text=True).stdout.strip()
+    return [f"-DLZ_KERNELS_SIMD_ARCH={out}"] if out.isdigit() else []
 
 
 def compile_once(cxx, lib, src, defines):
@@ -56,6 +73,7 @@ def main():
     a = ap.parse_args()
 
     xblas = has_xtensor_blas(a.cxx)
+    FLAGS["lazuli"] += kernels_simd_arch(a.cxx, ROOT)
     jobs = []  # (lib, kind, src, defines)
     for lib in LIBS:
         jobs.append((lib, "header", f"{lib}_header.cpp", []))

@@ -107,76 +107,136 @@ requires(!device_scalars<A>) auto negate_(const A& a) -> decltype(-a) {
   else
     return -a;
 }
-template <class A>
-requires device_scalars<A> LZ_HD auto exp_(const A& a) -> decltype(exp(a)) { return exp(a); }
-template <class A>
-requires(!device_scalars<A>) auto exp_(const A& a) -> decltype(exp(a)) {
-  if constexpr (batch_like<A>) {
+// The batch bodies of the transcendental functions, one struct each (run(a) for batches), with
+// the rare-lane fixes above. A kernel reaches them through batch_math: for float and double
+// batches of the SIMD target lazuli_kernels was compiled for (math_outlined, lz/simd.hpp) it
+// calls the copy compiled once in the library (kernels/cpu/vmath.cpp); otherwise the body is
+// inlined. Inlined, xsimd's exp/sin/tanh bodies were the largest part of what a user's file
+// compiled per tree (perf/compile, docs/architecture.md); a call per batch costs little beside
+// a transcendental's tens of instructions.
+struct exp_b {
+  template <class A>
+  static A run(const A& a) {
     using T = typename A::value_type;
     if (any_lane(!(abs(a) <= A(T(sizeof(T) == 4 ? 87 : 708)))))
       return per_lane(a, [](T x) { return T(std::exp(x)); });
+    return exp(a);
   }
-  return exp(a);
-}
-template <class A>
-requires device_scalars<A> LZ_HD auto expm1_(const A& a) -> decltype(expm1(a)) { return expm1(a); }
-template <class A>
-requires(!device_scalars<A>) auto expm1_(const A& a) -> decltype(expm1(a)) {
-  if constexpr (batch_like<A>) {
+};
+struct expm1_b {
+  template <class A>
+  static A run(const A& a) {
     using T = typename A::value_type;
     if (any_lane(!(abs(a) <= A(T(sizeof(T) == 4 ? 87 : 708)))))
       return per_lane(a, [](T x) { return T(std::expm1(x)); });
     return select(a == A(T(0)), a, expm1(a)); // expm1(-0) = -0 (xsimd gives +0)
   }
-  return expm1(a);
-}
-template <class A>
-requires device_scalars<A> LZ_HD auto log1p_(const A& a) -> decltype(log1p(a)) { return log1p(a); }
-template <class A>
-requires(!device_scalars<A>) auto log1p_(const A& a) -> decltype(log1p(a)) {
-  if constexpr (batch_like<A>) {
+};
+struct log1p_b {
+  template <class A>
+  static A run(const A& a) {
     using T = typename A::value_type;
     return select(a == A(T(0)), a, log1p(a)); // log1p(-0) = -0 (xsimd gives +0)
   }
-  return log1p(a);
-}
-template <class A>
-requires device_scalars<A> LZ_HD auto log_(const A& a) -> decltype(log(a)) { return log(a); }
-template <class A>
-requires(!device_scalars<A>) auto log_(const A& a) -> decltype(log(a)) {
-  if constexpr (batch_like<A>) {
+};
+struct log_b {
+  template <class A>
+  static A run(const A& a) {
     using T = typename A::value_type;
     const A x = abs(a);
     if (any_lane((x < A(std::numeric_limits<T>::min())) & (x > A(T(0)))))
       return per_lane(a, [](T v) { return T(std::log(v)); });
+    return log(a);
   }
-  return log(a);
-}
-template <class A>
-requires device_scalars<A> LZ_HD auto cbrt_(const A& a) -> decltype(cbrt(a)) { return cbrt(a); }
-template <class A>
-requires(!device_scalars<A>) auto cbrt_(const A& a) -> decltype(cbrt(a)) {
-  if constexpr (batch_like<A>) {
+};
+struct cbrt_b {
+  template <class A>
+  static A run(const A& a) {
     using T = typename A::value_type;
     const A x = abs(a);
     if (any_lane((x < A(std::numeric_limits<T>::min())) & (x > A(T(0)))))
       return per_lane(a, [](T v) { return T(std::cbrt(v)); });
+    return cbrt(a);
   }
-  return cbrt(a);
+};
+struct atan2_b {
+  template <class A>
+  static A run(const A& a, const A& b) {
+    using T = typename A::value_type;
+    const A zero(T(0)), inf(std::numeric_limits<T>::infinity());
+    if (any_lane(((a == zero) & (b == zero)) | ((abs(a) == inf) & (abs(b) == inf))))
+      return per_lane(a, b, [](T x, T y) { return T(std::atan2(x, y)); });
+    return atan2(a, b);
+  }
+};
+#define LZ_PLAIN_BATCH_BODY(NAME)                                                                  \
+  struct NAME##_b {                                                                                \
+    template <class A>                                                                             \
+    static A run(const A& a) {                                                                     \
+      return NAME(a);                                                                              \
+    }                                                                                              \
+  };
+LZ_PLAIN_BATCH_BODY(sin)
+LZ_PLAIN_BATCH_BODY(cos)
+LZ_PLAIN_BATCH_BODY(tan)
+LZ_PLAIN_BATCH_BODY(tanh)
+LZ_PLAIN_BATCH_BODY(asin)
+LZ_PLAIN_BATCH_BODY(acos)
+LZ_PLAIN_BATCH_BODY(atan)
+#undef LZ_PLAIN_BATCH_BODY
+
+/// True for the batch types whose transcendental bodies lazuli_kernels compiled (lz/simd.hpp).
+template <class A>
+struct math_outlined : std::false_type {};
+/// F::run compiled in the library (kernels/cpu/vmath.cpp), batches passed in registers.
+template <class F, class A>
+A outlined(A a);
+template <class F, class A>
+A outlined(A a, A b);
+
+template <class F, class... A>
+LZ_INLINE auto batch_math(const A&... a) {
+  if constexpr ((math_outlined<A>::value && ...))
+    return outlined<F>(a...);
+  else
+    return F::run(a...);
 }
+
+// NAME_(a): NAME on device scalars (LZ_HD), on host scalars (std), and on batches (batch_math).
+#define LZ_MATH_DISPATCH(NAME)                                                                     \
+  template <class A>                                                                               \
+  requires device_scalars<A> LZ_HD auto NAME##_(const A& a)->decltype(NAME(a)) { return NAME(a); } \
+  template <class A>                                                                               \
+  requires(!device_scalars<A>) auto NAME##_(const A& a)->decltype(NAME(a)) {                       \
+    if constexpr (batch_like<A>)                                                                   \
+      return batch_math<NAME##_b>(a);                                                              \
+    else                                                                                           \
+      return NAME(a);                                                                              \
+  }
+LZ_MATH_DISPATCH(exp)
+LZ_MATH_DISPATCH(expm1)
+LZ_MATH_DISPATCH(log)
+LZ_MATH_DISPATCH(log1p)
+LZ_MATH_DISPATCH(cbrt)
+LZ_MATH_DISPATCH(sin)
+LZ_MATH_DISPATCH(cos)
+LZ_MATH_DISPATCH(tan)
+LZ_MATH_DISPATCH(tanh)
+LZ_MATH_DISPATCH(asin)
+LZ_MATH_DISPATCH(acos)
+LZ_MATH_DISPATCH(atan)
+#undef LZ_MATH_DISPATCH
+
 template <class A, class B>
 requires device_scalars<A, B> LZ_HD auto atan2_(const A& a, const B& b) -> decltype(atan2(a, b)) {
   return atan2(a, b);
 }
 template <class A, class B>
 requires(!device_scalars<A, B>) auto atan2_(const A& a, const B& b) -> decltype(atan2(a, b)) {
-  if constexpr (batch_like<A> && std::is_same_v<A, B>) {
-    using T = typename A::value_type;
-    const A zero(T(0)), inf(std::numeric_limits<T>::infinity());
-    if (any_lane(((a == zero) & (b == zero)) | ((abs(a) == inf) & (abs(b) == inf))))
-      return per_lane(a, b, [](T x, T y) { return T(std::atan2(x, y)); });
-  }
-  return atan2(a, b);
+  if constexpr (batch_like<A> && std::is_same_v<A, B>)
+    return batch_math<atan2_b>(a, b);
+  else
+    return atan2(a, b);
 }
 template <class A, class B>
 requires device_scalars<A, B> LZ_HD auto pow_(const A& a, const B& b) -> decltype(pow(a, b)) {
@@ -248,13 +308,13 @@ LZ_UNARY_FN(exp, detail::exp_(a), 10)
 LZ_UNARY_FN(expm1, detail::expm1_(a), 12)
 LZ_UNARY_FN(log, detail::log_(a), 12)
 LZ_UNARY_FN(log1p, detail::log1p_(a), 14)
-LZ_UNARY_FN(sin, sin(a), 15)
-LZ_UNARY_FN(cos, cos(a), 15)
-LZ_UNARY_FN(tan, tan(a), 20)
-LZ_UNARY_FN(tanh, tanh(a), 15)
-LZ_UNARY_FN(asin, asin(a), 15)
-LZ_UNARY_FN(acos, acos(a), 15)
-LZ_UNARY_FN(atan, atan(a), 15)
+LZ_UNARY_FN(sin, detail::sin_(a), 15)
+LZ_UNARY_FN(cos, detail::cos_(a), 15)
+LZ_UNARY_FN(tan, detail::tan_(a), 20)
+LZ_UNARY_FN(tanh, detail::tanh_(a), 15)
+LZ_UNARY_FN(asin, detail::asin_(a), 15)
+LZ_UNARY_FN(acos, detail::acos_(a), 15)
+LZ_UNARY_FN(atan, detail::atan_(a), 15)
 LZ_UNARY_FN(floor, floor(a), 1)
 LZ_UNARY_FN(ceil, ceil(a), 1)
 LZ_UNARY_FN(round, round(a), 2)

@@ -1,0 +1,42 @@
+// The transcendental batch bodies (lz/ops/functors.hpp: exp_b, sin_b, ...) compiled once for
+// float and double batches of this library's SIMD target. User kernels call them instead of
+// inlining xsimd's bodies when their target is the same (math_outlined, lz/simd.hpp); that
+// target is what CMake detected with the same flags (LZ_KERNELS_SIMD_ARCH), checked below.
+#include <lz/simd.hpp>
+
+#if defined(LZ_KERNELS_SIMD_ARCH)
+static_assert(xsimd::default_arch::version() == unsigned(LZ_KERNELS_SIMD_ARCH),
+              "lz: LZ_KERNELS_SIMD_ARCH differs from the target lazuli_kernels is compiled for");
+#endif
+
+namespace lz::fn::detail {
+
+template <class F, class A>
+A outlined(A a) {
+  return F::run(a);
+}
+template <class F, class A>
+A outlined(A a, A b) {
+  return F::run(a, b);
+}
+
+#define LZ_OUTLINE_UNARY(F)                                                                        \
+  template xsimd::batch<float> outlined<F>(xsimd::batch<float>);                                   \
+  template xsimd::batch<double> outlined<F>(xsimd::batch<double>);
+LZ_OUTLINE_UNARY(exp_b)
+LZ_OUTLINE_UNARY(expm1_b)
+LZ_OUTLINE_UNARY(log_b)
+LZ_OUTLINE_UNARY(log1p_b)
+LZ_OUTLINE_UNARY(cbrt_b)
+LZ_OUTLINE_UNARY(sin_b)
+LZ_OUTLINE_UNARY(cos_b)
+LZ_OUTLINE_UNARY(tan_b)
+LZ_OUTLINE_UNARY(tanh_b)
+LZ_OUTLINE_UNARY(asin_b)
+LZ_OUTLINE_UNARY(acos_b)
+LZ_OUTLINE_UNARY(atan_b)
+#undef LZ_OUTLINE_UNARY
+template xsimd::batch<float> outlined<atan2_b>(xsimd::batch<float>, xsimd::batch<float>);
+template xsimd::batch<double> outlined<atan2_b>(xsimd::batch<double>, xsimd::batch<double>);
+
+} // namespace lz::fn::detail

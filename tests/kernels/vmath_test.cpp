@@ -1,0 +1,151 @@
+// The transcendental batch bodies compiled once in lazuli_kernels (kernels/cpu/vmath.cpp) and
+// the choice between them and the inlined bodies (batch_math, lz/simd.hpp): which batch types
+// call the library (the plan), and that the library's bodies compute what the inlined ones do,
+// rare-lane fixes included, on random and special values with fixed seeds (the numbers). The
+// op tests (tests/core/ops_test.cpp) check both against std through whole assignments.
+#define BOOST_TEST_MODULE kernels_vmath
+#include <boost/test/unit_test.hpp>
+
+#include <support/reference.hpp>
+
+#include <lz/simd.hpp>
+
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace d = lz::fn::detail;
+
+// Values every body must agree on: zeros of both signs, ±inf, NaN, the smallest normal and
+// subnormal numbers, the edges of exp's range (where the fixes take over) and ±1 (asin, acos),
+// then random values of every magnitude and sign.
+template <class T>
+std::vector<T> inputs(std::uint64_t seed) {
+  using L = std::numeric_limits<T>;
+  std::vector<T> v = {T(0),      T(-0.0),   L::infinity(),   -L::infinity(),   L::quiet_NaN(),
+                      L::min(),  -L::min(), L::denorm_min(), -L::denorm_min(), T(1),
+                      T(-1),     T(0.5),    T(86.9),         T(87.5),          T(88.9),
+                      T(-87.5),  T(-103.5), T(707.9),        T(709.5),         T(-745.0),
+                      T(-708.5), T(1e-30),  T(3.14159265),   T(1e6),           T(-1e6),
+                      L::max(),  -L::max(), T(2.5e-8)};
+  std::mt19937_64 g(seed);
+  std::uniform_real_distribution<double> mag(-40, 40), unit(-1, 1), small(-10, 10);
+  for (int i = 0; i < 4000; ++i) {
+    const double x = (i % 3 == 0) ? unit(g) : (i % 3 == 1) ? small(g) : std::exp2(mag(g)) * unit(g);
+    v.push_back(T(x));
+  }
+  return v;
+}
+
+// Runs F's library body and its inline body over `in` (a batch at a time; the second operand
+// of a binary body is `in` rotated by one batch and a lane), returning the worst ulp distance.
+template <class F, int Arity, class T>
+double worst_ulp(const std::vector<T>& in, std::string& where) {
+  using B = xsimd::batch<T>;
+  constexpr std::size_t W = B::size;
+  double worst = 0;
+  for (std::size_t i = 0; i + W <= in.size(); i += W) {
+    alignas(64) T a[W], b[W], lib[W], inl[W];
+    for (std::size_t k = 0; k < W; ++k) {
+      a[k] = in[i + k];
+      b[k] = in[(i + k + W + 1) % in.size()];
+    }
+    const B x = B::load_aligned(a), y = B::load_aligned(b);
+    if constexpr (Arity == 1) {
+      d::outlined<F>(x).store_aligned(lib);
+      F::run(x).store_aligned(inl);
+    } else {
+      d::outlined<F>(x, y).store_aligned(lib);
+      F::run(x, y).store_aligned(inl);
+    }
+    for (std::size_t k = 0; k < W; ++k) {
+      const double u = lz_test::ulp_distance<T>(lib[k], inl[k]);
+      // A zero's sign is part of the result (expm1(-0) = -0): ulp_distance counts them equal.
+      const bool sign_differs =
+          lib[k] == T(0) && inl[k] == T(0) && std::signbit(lib[k]) != std::signbit(inl[k]);
+      if (u > worst || sign_differs) {
+        worst = sign_differs ? std::numeric_limits<double>::infinity() : u;
+        where = "x = " + std::to_string(a[k]) +
+                (Arity == 2 ? ", y = " + std::to_string(b[k]) : "") + ": library " +
+                std::to_string(lib[k]) + ", inline " + std::to_string(inl[k]);
+      }
+    }
+  }
+  return worst;
+}
+
+template <class T>
+void check_all_bodies() {
+  const auto in = inputs<T>(sizeof(T) == 4 ? 11 : 12);
+  // The library is compiled with the compiler's default FMA contraction, this file with
+  // -ffp-contract=off (tests/CMakeLists.txt): a fused multiply-add may move the last bit.
+  const double allowed = 2;
+  auto check = [&](const char* name, double u, const std::string& where) {
+    BOOST_TEST(u <= allowed, name << "<" << (sizeof(T) == 4 ? "float" : "double")
+                                  << ">: library and inline bodies differ by " << u << " ulp at "
+                                  << where);
+  };
+  std::string w;
+#define LZ_CHECK_UNARY(NAME) check(#NAME, worst_ulp<d::NAME##_b, 1>(in, w), w);
+  LZ_CHECK_UNARY(exp)
+  LZ_CHECK_UNARY(expm1)
+  LZ_CHECK_UNARY(log)
+  LZ_CHECK_UNARY(log1p)
+  LZ_CHECK_UNARY(cbrt)
+  LZ_CHECK_UNARY(sin)
+  LZ_CHECK_UNARY(cos)
+  LZ_CHECK_UNARY(tan)
+  LZ_CHECK_UNARY(tanh)
+  LZ_CHECK_UNARY(asin)
+  LZ_CHECK_UNARY(acos)
+  LZ_CHECK_UNARY(atan)
+#undef LZ_CHECK_UNARY
+  check("atan2", worst_ulp<d::atan2_b, 2>(in, w), w);
+}
+
+} // namespace
+
+BOOST_AUTO_TEST_CASE(batches_of_the_kernels_target_call_the_library_bodies) {
+#if defined(LZ_KERNELS_SIMD_ARCH)
+  // CMake probed the target with lazuli_kernels' flags, which this test shares.
+  BOOST_TEST(xsimd::default_arch::version() == unsigned(LZ_KERNELS_SIMD_ARCH));
+  BOOST_TEST(d::math_outlined<xsimd::batch<double>>::value);
+  BOOST_TEST(d::math_outlined<xsimd::batch<float>>::value);
+#else
+  BOOST_TEST_MESSAGE("LZ_KERNELS_SIMD_ARCH undefined (cross build): every body is inlined");
+  BOOST_TEST(!d::math_outlined<xsimd::batch<double>>::value);
+#endif
+  // Never for other element types, scalars, or batches of another target.
+  BOOST_TEST(!d::math_outlined<xsimd::batch<std::int32_t>>::value);
+  BOOST_TEST(!d::math_outlined<double>::value);
+#if XSIMD_WITH_SSE2
+  using sse2_batch = xsimd::batch<double, xsimd::sse2>;
+  if constexpr (!std::is_same_v<xsimd::default_arch, xsimd::sse2>)
+    BOOST_TEST(!d::math_outlined<sse2_batch>::value);
+#endif
+}
+
+BOOST_AUTO_TEST_CASE(library_bodies_compute_what_the_inline_bodies_do_double) {
+  check_all_bodies<double>();
+}
+
+BOOST_AUTO_TEST_CASE(library_bodies_compute_what_the_inline_bodies_do_float) {
+  check_all_bodies<float>();
+}
+
+BOOST_AUTO_TEST_CASE(functors_on_batches_go_through_the_library_with_the_fixes) {
+  // exp(-745) is subnormal (xsimd alone gives garbage there) and expm1(-0) is -0: the functor,
+  // as a kernel calls it, gets both right on a batch.
+  using B = xsimd::batch<double>;
+  alignas(64) double out[B::size];
+  lz::fn::exp_fn{}(B(-745.0)).store_aligned(out);
+  BOOST_TEST(out[0] == std::exp(-745.0));
+  lz::fn::expm1_fn{}(B(-0.0)).store_aligned(out);
+  BOOST_TEST((out[0] == 0.0 && std::signbit(out[0])));
+  lz::fn::atan2_fn{}(B(0.0), B(-0.0)).store_aligned(out);
+  BOOST_TEST(out[0] == std::atan2(0.0, -0.0));
+}
