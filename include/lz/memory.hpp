@@ -27,6 +27,8 @@ namespace detail {
 void* allocate_bytes(std::size_t bytes);
 /// Frees what allocate_bytes returned (nullptr is fine).
 void free_bytes(void* p) noexcept;
+/// Frees p[0..n) (a plan's temporaries, in the order they were made).
+void free_all(void* const* p, int n) noexcept;
 /// Marks the last allocation as a plan temporary (for stats only).
 void count_temporary() noexcept;
 } // namespace detail

@@ -41,6 +41,10 @@ void free_bytes(void* p) noexcept {
   std::free(p);
 }
 
+void free_all(void* const* p, int n) noexcept {
+  for (int i = 0; i < n; ++i) free_bytes(p[i]);
+}
+
 void count_temporary() noexcept { g_temps.fetch_add(1, std::memory_order_relaxed); }
 } // namespace detail
 } // namespace lz

@@ -181,8 +181,9 @@ class exec_sink {
   exec_sink() = default;
   exec_sink(const exec_sink&) = delete;
   exec_sink& operator=(const exec_sink&) = delete;
+  // Every assignment makes a sink; most keep no temporary: one test inline, the loop compiled.
   ~exec_sink() {
-    for (int i = 0; i < ntemps_; ++i) lz::detail::free_bytes(temps_[i]);
+    if (ntemps_) lz::detail::free_all(temps_, ntemps_);
   }
 
   /// A fresh row-major temporary (freed when the plan ends).
@@ -226,7 +227,7 @@ class exec_sink {
     temps_[ntemps_++] = p;
   }
   static constexpr int max_temps = 32;
-  void* temps_[max_temps] = {};
+  void* temps_[max_temps]; // [0, ntemps_) hold temporaries; the rest is never read
   int ntemps_ = 0;
 };
 
