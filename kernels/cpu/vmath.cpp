@@ -20,21 +20,10 @@ A outlined(A a, A b) {
   return F::run(a, b);
 }
 
-#define LZ_OUTLINE_UNARY(F)                                                                        \
-  template xsimd::batch<float> outlined<F>(xsimd::batch<float>);                                   \
-  template xsimd::batch<double> outlined<F>(xsimd::batch<double>);
-LZ_OUTLINE_UNARY(exp_b)
-LZ_OUTLINE_UNARY(expm1_b)
-LZ_OUTLINE_UNARY(log_b)
-LZ_OUTLINE_UNARY(log1p_b)
-LZ_OUTLINE_UNARY(cbrt_b)
-LZ_OUTLINE_UNARY(sin_b)
-LZ_OUTLINE_UNARY(cos_b)
-LZ_OUTLINE_UNARY(tan_b)
-LZ_OUTLINE_UNARY(tanh_b)
-LZ_OUTLINE_UNARY(asin_b)
-LZ_OUTLINE_UNARY(acos_b)
-LZ_OUTLINE_UNARY(atan_b)
+#define LZ_OUTLINE_UNARY(NAME)                                                                     \
+  template xsimd::batch<float> outlined<NAME##_b>(xsimd::batch<float>);                            \
+  template xsimd::batch<double> outlined<NAME##_b>(xsimd::batch<double>);
+LZ_OUTLINED_UNARY_MATH(LZ_OUTLINE_UNARY)
 #undef LZ_OUTLINE_UNARY
 template xsimd::batch<float> outlined<atan2_b>(xsimd::batch<float>, xsimd::batch<float>);
 template xsimd::batch<double> outlined<atan2_b>(xsimd::batch<double>, xsimd::batch<double>);

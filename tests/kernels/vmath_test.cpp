@@ -91,18 +91,7 @@ void check_all_bodies() {
   };
   std::string w;
 #define LZ_CHECK_UNARY(NAME) check(#NAME, worst_ulp<d::NAME##_b, 1>(in, w), w);
-  LZ_CHECK_UNARY(exp)
-  LZ_CHECK_UNARY(expm1)
-  LZ_CHECK_UNARY(log)
-  LZ_CHECK_UNARY(log1p)
-  LZ_CHECK_UNARY(cbrt)
-  LZ_CHECK_UNARY(sin)
-  LZ_CHECK_UNARY(cos)
-  LZ_CHECK_UNARY(tan)
-  LZ_CHECK_UNARY(tanh)
-  LZ_CHECK_UNARY(asin)
-  LZ_CHECK_UNARY(acos)
-  LZ_CHECK_UNARY(atan)
+  LZ_OUTLINED_UNARY_MATH(LZ_CHECK_UNARY)
 #undef LZ_CHECK_UNARY
   check("atan2", worst_ulp<d::atan2_b, 2>(in, w), w);
 }
