@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#if defined(__AVX__)
+#if defined(__SSE2__)
 #include <immintrin.h>
 #endif
 
@@ -350,9 +350,85 @@ struct run_ctx {
   const loop_plan* p;
   map_kernel k;
   const void* tree;
-  int flags;      ///< kernel flags of the untiled loop (slab_stream in stream mode)
-  int tile_flags; ///< kernel flags of staged tiles (tile_mode)
+  bool stream;      ///< the untiled loop streams its stores (mode::stream)
+  bool tile_stream; ///< staged tiles stream theirs (tile_mode)
 };
+
+// ---------------------------------------------------------------- calling a tree's kernel
+// A SIMD kernel (row.hpp) runs whole batches only, and streams only from aligned rows: what
+// would otherwise be compiled into every tree's kernel (a scalar tail, a scalar peel to the
+// first aligned batch, the fence) is done here, once.
+
+const index_t zeros[max_operands] = {}; // row strides of a single row
+
+/// Bytes of the per-call buffer for padded tails (split between the operands: >= 64 each).
+constexpr index_t tail_bytes = 16384;
+/// Rows shorter than this many bytes do not stream (each would cost three kernel calls).
+constexpr index_t stream_row_bytes = 4096;
+
+// rows x n elements (operand j at p[j], rows so[j] bytes apart, elements es bytes) through k:
+// the whole batches of every row in one call (with `flags`), then the last n % w elements of
+// all rows, packed side by side into per-operand buffers and padded to whole batches by
+// repeating each operand's last element (no value the tree has not seen: an integer division
+// by a padding zero would trap), in as few calls as fit the buffer; the destination's part is
+// copied back.
+void run_rows(const map_kernel& k, const void* tree, int count, char* const* p, const index_t* so,
+              index_t rows, index_t n, index_t es, int flags = 0) {
+  const index_t w = k.simd_width;
+  const index_t n0 = n - n % w, m = n - n0;
+  if (n0 > 0) k.fn(tree, p, so, rows, n0, flags);
+  if (m == 0 || rows == 0) return;
+  alignas(64) unsigned char local[tail_bytes];
+  const index_t slice = tail_bytes / count / 64 * 64; // bytes per operand (count <= 256)
+  const index_t cap = slice / es / w * w;             // elements per operand, whole batches
+  if (cap < w) throw std::logic_error("lz: batch wider than the tail buffer");
+  const index_t per = std::max<index_t>(1, cap / m); // rows' tails per call (m < w <= cap)
+  char* q[max_operands];
+  for (int j = 0; j < count; ++j) q[j] = reinterpret_cast<char*>(local) + j * slice;
+  const auto bytes = std::size_t(m * es);
+  for (index_t r0 = 0; r0 < rows; r0 += per) {
+    const index_t nr = std::min(per, rows - r0), len = nr * m, padded = ceil_div(len, w) * w;
+    for (int j = k.reads_dst ? 0 : 1; j < count; ++j) {
+      for (index_t r = 0; r < nr; ++r)
+        std::memcpy(q[j] + r * m * es, p[j] + (r0 + r) * so[j] + n0 * es, bytes);
+      for (index_t i = len; i < padded; ++i)
+        std::memcpy(q[j] + i * es, q[j] + (len - 1) * es, std::size_t(es));
+    }
+    k.fn(tree, q, zeros, 1, padded, 0);
+    for (index_t r = 0; r < nr; ++r)
+      std::memcpy(p[0] + (r0 + r) * so[0] + n0 * es, q[0] + r * m * es, bytes);
+  }
+}
+
+// run_rows, and with `stream` (an `=` whose destination outgrows the cache, mode::stream) the
+// destination written with non-temporal stores: per row, the elements before the first
+// batch-aligned address go through run_rows' padded path, the aligned whole batches stream,
+// the rest is a tail; the stores are fenced before returning (another thread may read the
+// destination as soon as this returns).
+void run_kernel(const map_kernel& k, const void* tree, int count, char* const* p, const index_t* so,
+                index_t rows, index_t n, index_t es, bool stream) {
+  const index_t w = k.simd_width, vb = w * es;
+  if (!stream || !k.can_stream || (rows > 1 && n * es < stream_row_bytes)) {
+    run_rows(k, tree, count, p, so, rows, n, es);
+    return;
+  }
+  char* q[max_operands];
+  for (index_t r = 0; r < rows; ++r) {
+    for (int j = 0; j < count; ++j) q[j] = p[j] + r * so[j];
+    const auto a = reinterpret_cast<std::uintptr_t>(q[0]);
+    if (a % std::uintptr_t(es) != 0) { // elements not aligned: no batch is
+      run_rows(k, tree, count, q, zeros, 1, n, es);
+      continue;
+    }
+    const index_t head = std::min(n, index_t((vb - index_t(a % std::uintptr_t(vb))) % vb) / es);
+    run_rows(k, tree, count, q, zeros, 1, head, es);
+    for (int j = 0; j < count; ++j) q[j] += head * es;
+    run_rows(k, tree, count, q, zeros, 1, n - head, es, slab_stream);
+  }
+#if defined(__SSE2__)
+  _mm_sfence();
+#endif
+}
 
 // The n contiguous elements at src to dst, `ds` bytes apart.
 void scatter(char* dst, index_t ds, const char* src, index_t n, index_t es) {
@@ -369,12 +445,13 @@ void scatter(char* dst, index_t ds, const char* src, index_t n, index_t es) {
 // operand whose columns are not adjacent is packed, a chunk of a row at a time, into an L1
 // buffer (the destination is scattered back afterwards).
 void run_block(const run_ctx& rc, char* const* ptr, const index_t* s_in, const index_t* s_out,
-               index_t rows, index_t cols, int flags) {
+               index_t rows, index_t cols, bool stream) {
   const loop_plan& p = *rc.p;
   const int n = p.count;
+  const index_t es = p.ops[0].esize;
   pack_buffers pb(p.ops, s_in, 0, n);
   if (pb.count == 0) {
-    rc.k.fn(rc.tree, ptr, s_out, rows, cols, flags);
+    run_kernel(rc.k, rc.tree, n, ptr, s_out, rows, cols, es, stream);
     return;
   }
   const int np = pb.count;
@@ -394,7 +471,7 @@ void run_block(const run_ctx& rc, char* const* ptr, const index_t* s_in, const i
         if (j > 0 || rc.k.reads_dst) gather_elements(buf[k], q[j], s_in[j] * es, nc, es);
         q[j] = buf[k];
       }
-      rc.k.fn(rc.tree, q, s_out, 1, nc, 0);
+      run_rows(rc.k, rc.tree, n, q, s_out, 1, nc, es);
       if (dst_packed) scatter(d, s_in[0] * p.ops[0].esize, buf[0], nc, p.ops[0].esize);
     }
   }
@@ -429,7 +506,7 @@ void run_staged(const run_ctx& rc, char* const* ptr, const index_t* s_in, const 
                  p.tile * p.ops[j].esize);
       tp[j] = stage[k];
     }
-    run_block(rc, tp, t_in, t_out, nrows, nc, rc.tile_flags);
+    run_block(rc, tp, t_in, t_out, nrows, nc, rc.tile_stream);
   }
 }
 
@@ -465,7 +542,7 @@ void run_items(void* c, index_t b, index_t e) {
       ptr[j] = p.ops[j].ptr + o2 * p.ops[j].esize;
     }
     if (!p.tiled) {
-      run_block(rc, ptr, s_in, s_out, nrows, ncols, rc.flags);
+      run_block(rc, ptr, s_in, s_out, nrows, ncols, rc.stream);
       continue;
     }
     if (p.staged) {
@@ -475,7 +552,7 @@ void run_items(void* c, index_t b, index_t e) {
     char* tp[max_operands];
     for (index_t t0 = 0; t0 < ncols; t0 += p.tile) {
       for (int j = 0; j < n; ++j) tp[j] = ptr[j] + t0 * p.ops[j].strides[in] * p.ops[j].esize;
-      run_block(rc, tp, s_in, s_out, nrows, std::min(p.tile, ncols - t0), 0);
+      run_block(rc, tp, s_in, s_out, nrows, std::min(p.tile, ncols - t0), false);
     }
   }
 }
@@ -534,16 +611,16 @@ int flat_threads(const map_call& c, index_t n) {
 }
 
 LZ_INLINE void run_flat(const map_call& c, index_t n) {
-  static const index_t zeros[max_operands] = {};
   const int count = c.count;
+  const index_t es = c.ops[0].esize;
   char* p[max_operands];
   for (int j = 0; j < count; ++j) p[j] = c.ops[j].ptr;
   index_t sb = 0;
   if (c.k.can_stream) sb = thresholds().stream_bytes;
-  const int flags = sb > 0 && n * c.ops[0].esize >= sb ? slab_stream : 0;
+  const bool stream = sb > 0 && n * es >= sb;
   const int hw = flat_threads(c, n);
   if (hw <= 1) {
-    c.k.fn(c.tree, p, zeros, 1, n, flags);
+    run_kernel(c.k, c.tree, count, p, zeros, 1, n, es, stream);
     return;
   }
   index_t chunk = (n / (8 * index_t(hw)) + 255) / 256 * 256; // ~8 items per thread
@@ -551,7 +628,7 @@ LZ_INLINE void run_flat(const map_call& c, index_t n) {
   parallel_for(n, chunk, [&](index_t b, index_t e) {
     char* q[max_operands];
     for (int j = 0; j < count; ++j) q[j] = p[j] + b * c.ops[j].esize;
-    c.k.fn(c.tree, q, zeros, 1, e - b, flags);
+    run_kernel(c.k, c.tree, count, q, zeros, 1, e - b, es, stream);
   });
 }
 
@@ -618,11 +695,10 @@ void run_general(const map_call& c) {
 
 void run_loop(const loop_plan& p, const map_kernel& k, const void* ctx) {
   if (p.items == 0) return;
-  // Stream mode only where the kernel streams (plan_loop chooses it only when the caller
-  // allowed it, and the kernel ignores the flag otherwise).
-  const int fl = k.can_stream && p.m == mode::stream ? slab_stream : 0;
-  const int tfl = k.can_stream && p.tile_mode == mode::stream ? slab_stream : 0;
-  run_ctx rc{&p, k, ctx, fl, tfl};
+  // Stream mode only where the kernel's stores may stream (plan_loop chooses it only when the
+  // caller allowed it).
+  run_ctx rc{&p, k, ctx, k.can_stream && p.m == mode::stream,
+             k.can_stream && p.tile_mode == mode::stream};
   if (p.threads > 1)
     parallel_for(p.items, 1, &run_items, &rc);
   else

@@ -82,14 +82,6 @@ LZ_INLINE void stream_store(D* p, const B& v) {
   v.store_aligned(p);
 }
 
-/// Orders the streaming stores before anything that follows (another thread may read the
-/// destination as soon as this slab returns).
-LZ_INLINE void stream_fence() {
-#if defined(__SSE2__)
-  _mm_sfence();
-#endif
-}
-
 } // namespace detail_row
 
 template <class T>
@@ -277,8 +269,14 @@ constexpr bool stream_ok() {
     return detail_row::can_stream<D, xsimd::batch<D>>();
 }
 
-/// Trees costing at most this many adds per element get the 4-batch unrolled loop.
+/// Trees costing at most this many adds per element get their loop unrolled 4 batches deep.
 inline constexpr int unroll_cost = 8;
+
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__)
+#define LZ_UNROLL_4 _Pragma("GCC unroll 4")
+#else
+#define LZ_UNROLL_4
+#endif
 
 /// slab_kernel flags: write the destination with non-temporal stores (see mode::stream).
 inline constexpr int slab_stream = 1;
@@ -286,21 +284,19 @@ inline constexpr int slab_stream = 1;
 /// The one kernel of a (destination type, tree, Op): rows x n elements, every operand
 /// contiguous along the rows (the compiled driver, loop.cpp, packs strided and broadcast
 /// operands into contiguous buffers first). p[0] is the destination, p[1..] the leaves, each at
-/// the slab's first element; so are the row strides in bytes. With `slab_stream` in flags (only
-/// passed where stream_ok), the stores are non-temporal.
-/// One kernel per tree, not one per addressing mode: each extra mode repeated the tree's
-/// inlined SIMD body, most of what a user's file compiled (docs/architecture.md).
+/// the slab's first element; so are the row strides in bytes.
+/// A SIMD kernel (Simd) runs whole batches only: @pre n is a multiple of the batch size; with
+/// `slab_stream` in flags (only passed where stream_ok) its stores are non-temporal:
+/// @pre every row of the destination starts batch-aligned. The compiled driver runs each row's
+/// unaligned head and partial last batch on copies padded to a whole batch, and fences the
+/// streaming stores, so that this code, instantiated per tree, is one vector loop: no scalar
+/// tail, no peel (docs/architecture.md, "Per tree, one vector loop").
 template <class D, class E, bool Simd, detail::assign_op Op>
 void slab_kernel(const void* ctx, char* const* p, const index_t* so, index_t rows, index_t n,
                  [[maybe_unused]] int flags) {
   constexpr mode L = mode::unit;
   const E& e = *static_cast<const E*>(ctx);
   constexpr std::size_t N = 1 + detail::leaf_count_v<E>;
-  // Streaming stores need a batch-aligned destination address, reachable only from an
-  // element-aligned pointer (rows keep the alignment: their strides are whole elements).
-  [[maybe_unused]] int nt = 0;
-  if constexpr (stream_ok<D, Simd, Op>())
-    nt = (flags & slab_stream) && reinterpret_cast<std::uintptr_t>(p[0]) % alignof(D) == 0;
   char* q[N];
   const index_t unit[N] = {};
   for (std::size_t k = 0; k < N; ++k) q[k] = p[k];
@@ -317,16 +313,10 @@ void slab_kernel(const void* ctx, char* const* p, const index_t* so, index_t row
         else
           return combine<Op>(B::load_unaligned(out + j), b.template vec<L, B>(j));
       };
-      if constexpr (stream_ok<D, Simd, Op>()) {
-        if (nt) { // peel scalar elements up to the first batch-aligned address
-          const auto a = reinterpret_cast<std::uintptr_t>(out) % sizeof(B);
-          const index_t peel = a ? index_t(sizeof(B) - a) / index_t(sizeof(D)) : 0;
-          for (; i < peel && i < n; ++i) out[i] = static_cast<D>(b.template at<L>(i));
-        }
-      }
-      // The stream choice stays a run-time test, once per group of batches: the empty asm
+      // The stream choice stays a run-time test, once per batch: the empty asm
       // keeps the compiler from unswitching the loop into a second copy of the tree's body
       // (compile time); the branch is perfectly predicted.
+      [[maybe_unused]] int nt = flags & slab_stream;
       auto streaming = [&] {
         if constexpr (stream_ok<D, Simd, Op>()) {
           asm("" : "+r"(nt));
@@ -340,29 +330,24 @@ void slab_kernel(const void* ctx, char* const* p, const index_t* so, index_t row
           if (st) return detail_row::stream_store(out + j, v);
         v.store_unaligned(out + j);
       };
-      // 4 independent batches hide latency in cache for cheap trees; an expensive tree
-      // (transcendentals) has latency enough to hide within one batch, and unrolling it
-      // would only multiply its inlined code (compile time; W2 runs as fast either way).
+      // Cheap trees are unrolled 4 batches deep by the compiler (loop overhead in cache), late,
+      // on the optimized body: unrolling by hand gave the same speed but four copies of the
+      // inlined tree to optimize (perf/compile). An expensive tree (transcendentals) has latency
+      // enough to hide within one batch.
       if constexpr (detail::cost_v<E> <= unroll_cost) {
-        for (; i + 4 * W <= n; i += 4 * W) {
-          B v0 = get(i), v1 = get(i + W), v2 = get(i + 2 * W), v3 = get(i + 3 * W);
-          const bool st = streaming();
-          put(st, i, v0);
-          put(st, i + W, v1);
-          put(st, i + 2 * W, v2);
-          put(st, i + 3 * W, v3);
-        }
+        LZ_UNROLL_4
+        for (; i < n; i += W) put(streaming(), i, get(i));
+      } else {
+        for (; i < n; i += W) put(streaming(), i, get(i));
       }
-      for (; i + W <= n; i += W) put(streaming(), i, get(i));
-    }
-    for (; i < n; ++i) {
-      D& o = out[i];
-      o = static_cast<D>(combine<Op>(o, b.template at<L>(i)));
+    } else {
+      for (; i < n; ++i) {
+        D& o = out[i];
+        o = static_cast<D>(combine<Op>(o, b.template at<L>(i)));
+      }
     }
     for (std::size_t k = 0; k < N; ++k) q[k] += so[k];
   }
-  if constexpr (stream_ok<D, Simd, Op>())
-    if (nt) detail_row::stream_fence();
 }
 
 using slab_fn = void (*)(const void* ctx, char* const* p, const index_t* so, index_t rows,
@@ -371,7 +356,8 @@ using slab_fn = void (*)(const void* ctx, char* const* p, const index_t* so, ind
 /// The kernel of one (destination type, tree, Op) and what the driver needs to know about it.
 struct map_kernel {
   slab_fn fn = nullptr;
-  int simd_width = 1;      ///< lanes per batch, 1 when the tree runs scalar
+  int simd_width = 1;      ///< lanes per batch, 1 when the tree runs scalar: the kernel
+                           ///< then takes only multiples of it (the driver pads the rest)
   bool can_stream = false; ///< accepts slab_stream
   bool reads_dst = false;  ///< an update (+=, ...): a packed destination is gathered first
 };
