@@ -401,14 +401,26 @@ void run_rows(const map_kernel& k, const void* tree, int count, char* const* p, 
 }
 
 // run_rows, and with `stream` (an `=` whose destination outgrows the cache, mode::stream) the
-// destination written with non-temporal stores: per row, the elements before the first
-// batch-aligned address go through run_rows' padded path, the aligned whole batches stream,
-// the rest is a tail; the stores are fenced before returning (another thread may read the
-// destination as soon as this returns).
+// destination written with non-temporal stores: in one call when every row starts
+// batch-aligned (a contiguous destination, tiles of an aligned matrix); else per row (rows of
+// at least stream_row_bytes), the elements before the first batch-aligned address through
+// run_rows' padded path, the aligned whole batches streaming, the rest a tail. The stores are
+// fenced before returning (another thread may read the destination as soon as this returns).
 void run_kernel(const map_kernel& k, const void* tree, int count, char* const* p, const index_t* so,
                 index_t rows, index_t n, index_t es, bool stream) {
   const index_t w = k.simd_width, vb = w * es;
-  if (!stream || !k.can_stream || (rows > 1 && n * es < stream_row_bytes)) {
+  if (!stream || !k.can_stream) {
+    run_rows(k, tree, count, p, so, rows, n, es);
+    return;
+  }
+  if (reinterpret_cast<std::uintptr_t>(p[0]) % std::uintptr_t(vb) == 0 && so[0] % vb == 0) {
+    run_rows(k, tree, count, p, so, rows, n, es, slab_stream); // every row starts aligned
+#if defined(__SSE2__)
+    _mm_sfence();
+#endif
+    return;
+  }
+  if (rows > 1 && n * es < stream_row_bytes) {
     run_rows(k, tree, count, p, so, rows, n, es);
     return;
   }

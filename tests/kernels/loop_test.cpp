@@ -365,13 +365,17 @@ void add_one_kernel(const void* ctx, char* const* p, const lz::index_t* so, lz::
   }
 }
 
-// z(m x n, rows ld apart, starting `off` elements into its buffer) = x + y + 1 through run_map.
+// z(m x n, rows ld apart, starting `off` elements past a 64-byte boundary) = x + y + 1 through
+// run_map.
 void run_recorded(kernel_log& log, lz::index_t m, lz::index_t n, lz::index_t ld, lz::index_t off,
                   bool stream) {
-  std::vector<double> x(std::size_t(m * ld + off + 8)), y(x.size()), z(x.size(), -7.0);
+  std::vector<double> x(std::size_t(m * ld + off + 8)), y(x.size()), zbuf(x.size() + 8, -7.0);
+  // z: zbuf from its first 64-byte boundary
+  double* const z =
+      zbuf.data() + (64 - reinterpret_cast<std::uintptr_t>(zbuf.data()) % 64) % 64 / 8;
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = 100.0 + double(i), y[i] = 1000.0 + double(i);
   lz::detail::operand ops[3];
-  double* base[3] = {z.data(), x.data(), y.data()};
+  double* base[3] = {z, x.data(), y.data()};
   for (int j = 0; j < 3; ++j) {
     ops[j].ptr = reinterpret_cast<char*>(base[j] + off);
     ops[j].esize = 8;
@@ -432,6 +436,12 @@ BOOST_AUTO_TEST_CASE(streaming_kernels_get_aligned_rows_and_the_driver_peels_the
       BOOST_TEST(log2.misaligned_streams == 0);
       BOOST_TEST(log2.streaming_calls >= 3);
     }
+  // rows 104 doubles (13 x 64 bytes) apart from an aligned start: all rows stream in one call
+  kernel_log log3;
+  run_recorded(log3, 4, 100, 104, 0, true);
+  BOOST_TEST(log3.streaming_calls == 1);
+  BOOST_TEST(log3.misaligned_streams == 0);
+  for (lz::index_t s : log3.sizes) BOOST_TEST(s % 8 == 0);
 }
 
 BOOST_AUTO_TEST_CASE(tails_updates_and_same_position_aliasing_match_the_reference) {
