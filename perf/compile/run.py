@@ -5,12 +5,16 @@
 #   g++ -std=c++20 -O2 -march=native -c
 # under /usr/bin/time -f '%e %M' (wall seconds, peak RSS; plus user+system CPU seconds, the
 # steadier figure on a loaded machine), runs interleaved, median of --runs.
+# With --instructions, each file is also compiled once under valgrind (cachegrind, no cache
+# simulation) to count the compiler's instructions: deterministic, unlike times on a shared
+# machine, so the ratios between libraries hold from run to run (a 1.3 s compile takes ~35 s).
 # Writes perf/compile/RESULTS.md.
 #
 #   /usr/bin/python3 perf/compile/run.py                 # lazuli without its products
 #   /usr/bin/python3 perf/compile/run.py --products      # once lazuli's A*B compiles
 #   /usr/bin/python3 perf/compile/run.py --runs 5 --cxx g++-12
 import argparse
+import concurrent.futures
 import datetime
 import os
 import shutil
@@ -63,12 +67,30 @@ def compile_once(cxx, lib, src, defines):
     return (float(t), int(kb) / 1024.0, float(us) + float(sy)), None
 
 
+def instructions_once(cxx, lib, src, defines):
+    """Instructions the compiler (cc1plus) executes for one file, in G; None on failure."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "cg.out")
+        cmd = [cxx, "-std=c++20", "-O2", "-march=native", "-S", os.path.join(HERE, src), "-o",
+               os.devnull, "-wrapper",
+               f"valgrind,--tool=cachegrind,--cache-sim=no,--cachegrind-out-file={out}"]
+        r = subprocess.run(cmd + FLAGS[lib] + defines, capture_output=True, text=True)
+        if r.returncode != 0 or not os.path.exists(out):
+            return None
+        for line in open(out):
+            if line.startswith("summary:"):
+                return int(line.split()[1]) / 1e9
+    return None
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--cxx", default="g++")
     ap.add_argument("--products", action="store_true",
                     help="also compile lazuli's 5 matrix products (-DLZ_BENCH_PRODUCTS)")
+    ap.add_argument("--instructions", action="store_true",
+                    help="also count the compiler's instructions per file (valgrind)")
     ap.add_argument("--out", default=os.path.join(HERE, "RESULTS.md"))
     a = ap.parse_args()
 
@@ -93,6 +115,14 @@ def main():
             else:
                 samples[(lib, kind)].append(res)
     load.append(open("/proc/loadavg").read().split()[0])
+    instr = {}
+    if a.instructions and shutil.which("valgrind"):
+        with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+            futs = {(lib, kind): pool.submit(instructions_once, a.cxx, lib, src, defs)
+                    for lib, kind, src, defs in jobs}
+            for key, f in futs.items():
+                instr[key] = f.result()
+                print(f"instructions: {key[0]:9s} {key[1]:6s} {instr[key]}", file=sys.stderr)
 
     def med(lib, kind):
         s = samples.get((lib, kind), [])
@@ -134,6 +164,24 @@ def main():
         else:
             c30 = cell(e30)
         L.append(f"| {lib} | {cell(h)} | {cell(e25)} | {c30} | {per} |")
+    if instr:
+        L.append("")
+        L.append("Instructions the compiler executes (G, valgrind --tool=cachegrind, one run each: "
+                 "deterministic), and the ratio to Eigen's file:\n")
+        L.append("| library | header only | 25 expressions | 30 expressions | per expression (25) |")
+        L.append("|---|---|---|---|---|")
+
+        def icell(lib, kind):
+            v, e = instr.get((lib, kind)), instr.get(("eigen", kind))
+            if v is None:
+                return "–"
+            return f"{v:.2f} G" + (f" ({v / e:.2f}x Eigen)" if e else "")
+
+        for lib in LIBS:
+            h, e25 = instr.get((lib, "header")), instr.get((lib, "25"))
+            per = f"{(e25 - h) / 25 * 1000:.0f} M" if h and e25 else "–"
+            L.append(f"| {lib} | {icell(lib, 'header')} | {icell(lib, '25')} | "
+                     f"{icell(lib, '30')} | {per} |")
     L.append("")
     L.append("Samples (wall s / MiB / cpu s):\n")
     for (lib, kind), s in samples.items():
@@ -141,8 +189,8 @@ def main():
     for (lib, kind), err in errors.items():
         L.append(f"- {lib} {kind}: compile error: `{err.strip().splitlines()[0][:200]}`")
     L.append("")
-    L.append("Reproduce: `/usr/bin/python3 perf/compile/run.py --runs 3` (add `--products` "
-             "once lazuli's products compile).")
+    L.append("Reproduce: `/usr/bin/python3 perf/compile/run.py --runs 5 --products "
+             "--instructions`.")
     with open(a.out, "w") as f:
         f.write("\n".join(L) + "\n")
     print(f"wrote {a.out}", file=sys.stderr)
