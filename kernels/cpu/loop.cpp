@@ -400,6 +400,13 @@ void run_rows(const map_kernel& k, const void* tree, int count, char* const* p, 
   }
 }
 
+// Orders a call's non-temporal stores before whatever follows it.
+void fence_streams() {
+#if defined(__SSE2__)
+  _mm_sfence();
+#endif
+}
+
 // run_rows, and with `stream` (an `=` whose destination outgrows the cache, mode::stream) the
 // destination written with non-temporal stores: in one call when every row starts
 // batch-aligned (a contiguous destination, tiles of an aligned matrix); else per row (rows of
@@ -415,9 +422,7 @@ void run_kernel(const map_kernel& k, const void* tree, int count, char* const* p
   }
   if (reinterpret_cast<std::uintptr_t>(p[0]) % std::uintptr_t(vb) == 0 && so[0] % vb == 0) {
     run_rows(k, tree, count, p, so, rows, n, es, slab_stream); // every row starts aligned
-#if defined(__SSE2__)
-    _mm_sfence();
-#endif
+    fence_streams();
     return;
   }
   if (rows > 1 && n * es < stream_row_bytes) {
@@ -437,9 +442,7 @@ void run_kernel(const map_kernel& k, const void* tree, int count, char* const* p
     for (int j = 0; j < count; ++j) q[j] += head * es;
     run_rows(k, tree, count, q, zeros, 1, n - head, es, slab_stream);
   }
-#if defined(__SSE2__)
-  _mm_sfence();
-#endif
+  fence_streams();
 }
 
 // The n contiguous elements at src to dst, `ds` bytes apart.
