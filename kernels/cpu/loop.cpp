@@ -391,8 +391,7 @@ void run_rows(const map_kernel& k, const void* tree, int count, char* const* p, 
     for (int j = k.reads_dst ? 0 : 1; j < count; ++j) {
       for (index_t r = 0; r < nr; ++r)
         std::memcpy(q[j] + r * m * es, p[j] + (r0 + r) * so[j] + n0 * es, bytes);
-      for (index_t i = len; i < padded; ++i)
-        std::memcpy(q[j] + i * es, q[j] + (len - 1) * es, std::size_t(es));
+      gather_elements(q[j] + len * es, q[j] + (len - 1) * es, 0, padded - len, es);
     }
     k.fn(tree, q, zeros, 1, padded, 0);
     for (index_t r = 0; r < nr; ++r)
@@ -710,10 +709,9 @@ void run_general(const map_call& c) {
 
 void run_loop(const loop_plan& p, const map_kernel& k, const void* ctx) {
   if (p.items == 0) return;
-  // Stream mode only where the kernel's stores may stream (plan_loop chooses it only when the
-  // caller allowed it).
-  run_ctx rc{&p, k, ctx, k.can_stream && p.m == mode::stream,
-             k.can_stream && p.tile_mode == mode::stream};
+  // plan_loop chooses stream mode only when the caller allowed it; run_kernel streams only
+  // where the kernel's stores may.
+  run_ctx rc{&p, k, ctx, p.m == mode::stream, p.tile_mode == mode::stream};
   if (p.threads > 1)
     parallel_for(p.items, 1, &run_items, &rc);
   else

@@ -356,8 +356,8 @@ using slab_fn = void (*)(const void* ctx, char* const* p, const index_t* so, ind
 /// The kernel of one (destination type, tree, Op) and what the driver needs to know about it.
 struct map_kernel {
   slab_fn fn = nullptr;
-  int simd_width = 1;      ///< lanes per batch, 1 when the tree runs scalar: the kernel
-                           ///< then takes only multiples of it (the driver pads the rest)
+  int simd_width = 1;      ///< lanes per batch (1: scalar tree); the kernel takes only
+                           ///< multiples of it, the driver pads the rest
   bool can_stream = false; ///< accepts slab_stream
   bool reads_dst = false;  ///< an update (+=, ...): a packed destination is gathered first
 };
