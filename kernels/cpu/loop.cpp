@@ -366,18 +366,15 @@ constexpr index_t tail_bytes = 16384;
 /// Rows shorter than this many bytes do not stream (each would cost three kernel calls).
 constexpr index_t stream_row_bytes = 4096;
 
-// rows x n elements (operand j at p[j], rows so[j] bytes apart, elements es bytes) through k:
-// the whole batches of every row in one call (with `flags`), then the last n % w elements of
-// all rows, packed side by side into per-operand buffers and padded to whole batches by
-// repeating each operand's last element (no value the tree has not seen: an integer division
-// by a padding zero would trap), in as few calls as fit the buffer; the destination's part is
-// copied back.
-void run_rows(const map_kernel& k, const void* tree, int count, char* const* p, const index_t* so,
-              index_t rows, index_t n, index_t es, int flags = 0) {
+// The last m elements of each of `rows` rows (operand j at p[j], rows so[j] bytes apart,
+// elements es bytes; the first n0 of each row done), packed side by side into per-operand
+// buffers and padded to whole batches by repeating each operand's last element (no value the
+// tree has not seen: an integer division by a padding zero would trap), through k in as few
+// calls as fit the buffer; the destination's part is copied back. Out of line: the buffer's
+// frame is not paid by rows without a tail (the fixed cost of a small assignment).
+LZ_NOINLINE void run_tails(const map_kernel& k, const void* tree, int count, char* const* p,
+                           const index_t* so, index_t rows, index_t n0, index_t m, index_t es) {
   const index_t w = k.simd_width;
-  const index_t n0 = n - n % w, m = n - n0;
-  if (n0 > 0) k.fn(tree, p, so, rows, n0, flags);
-  if (m == 0 || rows == 0) return;
   alignas(64) unsigned char local[tail_bytes];
   const index_t slice = tail_bytes / count / 64 * 64; // bytes per operand (count <= 256)
   const index_t cap = slice / es / w * w;             // elements per operand, whole batches
@@ -397,6 +394,16 @@ void run_rows(const map_kernel& k, const void* tree, int count, char* const* p, 
     for (index_t r = 0; r < nr; ++r)
       std::memcpy(p[0] + (r0 + r) * so[0] + n0 * es, q[0] + r * m * es, bytes);
   }
+}
+
+// rows x n elements (operand j at p[j], rows so[j] bytes apart, elements es bytes) through k:
+// the whole batches of every row in one call (with `flags`), then the tails (run_tails).
+// A kernel's batch width is a power of two (xsimd's, or 1).
+LZ_INLINE void run_rows(const map_kernel& k, const void* tree, int count, char* const* p,
+                        const index_t* so, index_t rows, index_t n, index_t es, int flags = 0) {
+  const index_t m = n & (index_t(k.simd_width) - 1), n0 = n - m;
+  if (n0 > 0) k.fn(tree, p, so, rows, n0, flags);
+  if (m != 0 && rows != 0) run_tails(k, tree, count, p, so, rows, n0, m, es);
 }
 
 // Orders a call's non-temporal stores before whatever follows it.
@@ -618,9 +625,9 @@ LZ_INLINE bool flat(const map_call& c, index_t n) {
 }
 
 // Threads of the fast path for n elements (1: this one).
-int flat_threads(const map_call& c, index_t n) {
+LZ_INLINE int flat_threads(const map_call& c, index_t n, const tuning& t) {
   if (!c.threads) return 1;
-  const index_t limit = std::max(c.automatic ? thresholds().parallel_work : 0, min_parallel_work);
+  const index_t limit = std::max(c.automatic ? t.parallel_work : 0, min_parallel_work);
   return n * c.cost >= limit ? std::max(num_threads(), 1) : 1;
 }
 
@@ -629,12 +636,14 @@ LZ_INLINE void run_flat(const map_call& c, index_t n) {
   const index_t es = c.ops[0].esize;
   char* p[max_operands];
   for (int j = 0; j < count; ++j) p[j] = c.ops[j].ptr;
-  index_t sb = 0;
-  if (c.k.can_stream) sb = thresholds().stream_bytes;
-  const bool stream = sb > 0 && n * es >= sb;
-  const int hw = flat_threads(c, n);
+  const tuning& t = thresholds();
+  const bool stream = c.k.can_stream && t.stream_bytes > 0 && n * es >= t.stream_bytes;
+  const int hw = flat_threads(c, n, t);
   if (hw <= 1) {
-    run_kernel(c.k, c.tree, count, p, zeros, 1, n, es, stream);
+    if (stream)
+      run_kernel(c.k, c.tree, count, p, zeros, 1, n, es, true);
+    else
+      run_rows(c.k, c.tree, count, p, zeros, 1, n, es);
     return;
   }
   index_t chunk = (n / (8 * index_t(hw)) + 255) / 256 * 256; // ~8 items per thread
@@ -719,7 +728,7 @@ void run_loop(const loop_plan& p, const map_kernel& k, const void* ctx) {
 }
 
 // The fast path needs no options (the fixed cost of a small assignment: W1 n=1e3).
-void run_map_now(const map_call& c) {
+LZ_INLINE void run_map_now(const map_call& c) {
   const index_t n = product(c.rank, c.extents);
   if (n == 0) return;
   if (flat(c, n))
@@ -728,16 +737,20 @@ void run_map_now(const map_call& c) {
     run_general(with_options(c));
 }
 
+// run_map under LZ_LOG=loop: the line, with the time the loop took.
+LZ_NOINLINE void run_map_logged(const map_call& c) {
+  const std::string text = describe_map(c, "dst", nullptr);
+  const long long t0 = logging::now_ns();
+  run_map_now(c);
+  logging::write_timed(logging::loop, text, t0);
+}
+
 void run_map(const map_call& c) {
   if (c.count > max_operands) throw std::length_error("lz: loop with more than 256 operands");
-  if (LZ_UNLIKELY(logging::on(logging::loop))) {
-    const std::string text = describe_map(c, "dst", nullptr);
-    const long long t0 = logging::now_ns();
+  if (LZ_UNLIKELY(logging::on(logging::loop)))
+    run_map_logged(c);
+  else
     run_map_now(c);
-    logging::write_timed(logging::loop, text, t0);
-    return;
-  }
-  run_map_now(c);
 }
 
 std::string describe(const loop_plan& p, int simd_width) {
@@ -771,7 +784,7 @@ std::string describe_map(const map_call& call, const std::string& dst_name, bool
   if (c.count <= max_operands && flat(c, n)) {
     s += "flat " + std::to_string(n) + " elements, contiguous, ";
     s += c.k.simd_width > 1 ? "simd x" + std::to_string(c.k.simd_width) : std::string("scalar");
-    const int t = flat_threads(c, n);
+    const int t = flat_threads(c, n, thresholds());
     s += t > 1 ? ", " + std::to_string(t) + " threads" : ", 1 thread";
   } else {
     std::vector<detail::operand> ops(c.ops, c.ops + c.count); // planning rewrites operands

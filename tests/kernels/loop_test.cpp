@@ -476,3 +476,43 @@ BOOST_AUTO_TEST_CASE(tails_updates_and_same_position_aliasing_match_the_referenc
     }
   }
 }
+
+BOOST_AUTO_TEST_CASE(cheap_trees_run_narrow_batches_and_expensive_trees_the_widest) {
+  // docs/architecture.md, "Batch widths": a tree of a few adds per element is load/store-bound
+  // and runs 256-bit batches on an AVX-512 target; transcendentals keep xsimd's widest.
+  namespace cpu = lz::kernels::cpu;
+  using set = std::integral_constant<lz::detail::assign_op, lz::detail::assign_op::set>;
+  lz::tensor<double, 1> x(64), y(64);
+  lz::tensor<float, 1> xf(64);
+  using cheap = decltype(2.5 * x + 1.5 * y);
+  using cheap_f = decltype(xf * xf - 1.0f);
+  using costly = decltype(lz::sin(x) * y);
+  static_assert(lz::detail::cost_v<cheap> <= cpu::unroll_cost);
+  static_assert(lz::detail::cost_v<costly> > cpu::unroll_cost);
+  constexpr auto kc = cpu::map_kernel_for<double, cheap, true, set::value>();
+  constexpr auto kf = cpu::map_kernel_for<float, cheap_f, true, set::value>();
+  constexpr auto ke = cpu::map_kernel_for<double, costly, true, set::value>();
+#if XSIMD_WITH_AVX512F
+  static_assert(kc.simd_width == 4 && kf.simd_width == 8);
+  static_assert(ke.simd_width == 8);
+#else
+  static_assert(kc.simd_width == int(xsimd::batch<double>::size));
+  static_assert(kf.simd_width == int(xsimd::batch<float>::size));
+  static_assert(ke.simd_width == int(xsimd::batch<double>::size));
+#endif
+  // The widths are powers of two (the driver splits off a row's tail with a mask).
+  for (int w : {kc.simd_width, kf.simd_width, ke.simd_width}) BOOST_TEST((w & (w - 1)) == 0);
+  // Both kinds give the reference's numbers on lengths around both widths.
+  std::mt19937_64 g(77);
+  for (lz::index_t n : {1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 33, 1000}) {
+    auto a = random_vector<double>(n, g()), b = random_vector<double>(n, g());
+    lz::tensor<double, 1> z(n), w(n);
+    z = a + b - 0.5; // (no product: nothing for FMA contraction to round differently)
+    static_assert(
+        cpu::map_kernel_for<double, decltype(a + b - 0.5), true, set::value>().simd_width ==
+        kc.simd_width);
+    check_same(z, lz_test::reference(a + b - 0.5));
+    w = lz::sin(a) * b;
+    BOOST_TEST(lz_test::max_ulp(w, lz_test::reference(lz::sin(a) * b)) <= 4.0);
+  }
+}

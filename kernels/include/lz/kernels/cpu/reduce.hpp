@@ -167,7 +167,7 @@ struct reducer {
     if constexpr (!AllowSimd || is_arg || !std::is_same_v<A, V>)
       return false;
     else
-      return simd_ok<V, E>();
+      return simd_ok<V, E, xsimd::batch<V>>();
   }();
   using accum = red_acc<Op, V, S>;
   using state = typename accum::state;

@@ -233,16 +233,38 @@ requires(std::is_same_v<detail::kind_t<E>, detail::permute_kind> ||
   using type = batch_result_t<B, decltype(std::declval<const E&>().arg)>;
 };
 
-/// The tree can run on xsimd batches of D: every operand is D and every functor accepts
-/// batches and yields a batch of D.
+/// Trees costing at most this many adds per element get their loop unrolled 4 batches deep.
+inline constexpr int unroll_cost = 8;
+
+#if XSIMD_WITH_AVX512F && XSIMD_WITH_FMA3_AVX2
+/// The batches of cheap trees on an AVX-512 target: 256 bits. A tree of a few adds per element
+/// is bound by loads and stores, which 512-bit registers do not make faster; they do make the
+/// core slow down (AVX-512 frequency licence) and loads stall on 4 KiB aliasing with the
+/// stores of wider batches: z = 2.5*x + 1.5*y on 1000 doubles in L1 ran 150 ns with 256-bit
+/// batches at every relative alignment of x, y, z tried, 160-250 ns with 512-bit ones
+/// (docs/architecture.md, "Batch width"). GCC's -march for these cores makes the same choice
+/// (-mprefer-vector-width=256).
+using narrow_arch = xsimd::fma3<xsimd::avx2>;
+#else
+using narrow_arch = xsimd::default_arch;
+#endif
+
+/// The batch type of (D, tree E)'s kernel: full width for trees with transcendentals or other
+/// expensive work (compute-bound: twice the lanes is twice the speed), narrow_arch otherwise.
 template <class D, class E>
+using slab_batch = std::conditional_t<(detail::cost_v<E> <= unroll_cost),
+                                      xsimd::batch<D, narrow_arch>, xsimd::batch<D>>;
+
+/// The tree can run on xsimd batches B of D: every operand is D and every functor accepts
+/// batches and yields a batch of D.
+template <class D, class E, class B = slab_batch<D, E>>
 constexpr bool simd_ok() {
-  if constexpr (!simd_lane<D> || xsimd::batch<D>::size < 2)
+  if constexpr (!simd_lane<D>)
     return false;
-  else if constexpr (!all_lanes_are<D, E>())
+  else if constexpr (B::size < 2 || !all_lanes_are<D, E>())
     return false;
   else
-    return std::is_same_v<batch_result_t<xsimd::batch<D>, E>, xsimd::batch<D>>;
+    return std::is_same_v<batch_result_t<B, E>, B>;
 }
 
 /// dst ⊕= v for the assignment operators (=, +=, -=, *=, /=).
@@ -261,16 +283,13 @@ LZ_INLINE auto combine(const A& a, const B& b) {
 }
 
 /// Whether (D, tree) under Op can stream its stores: SIMD tree, '=' and a streaming store.
-template <class D, bool Simd, detail::assign_op Op>
+template <class D, class E, bool Simd, detail::assign_op Op>
 constexpr bool stream_ok() {
   if constexpr (!Simd || Op != detail::assign_op::set || !simd_lane<D>)
     return false;
   else
-    return detail_row::can_stream<D, xsimd::batch<D>>();
+    return detail_row::can_stream<D, slab_batch<D, E>>();
 }
-
-/// Trees costing at most this many adds per element get their loop unrolled 4 batches deep.
-inline constexpr int unroll_cost = 8;
 
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__)
 #define LZ_UNROLL_4 _Pragma("GCC unroll 4")
@@ -305,7 +324,7 @@ void slab_kernel(const void* ctx, char* const* p, const index_t* so, index_t row
     D* out = reinterpret_cast<D*>(q[0]);
     index_t i = 0;
     if constexpr (Simd) {
-      using B = xsimd::batch<D>;
+      using B = slab_batch<D, E>;
       constexpr index_t W = B::size;
       auto get = [&](index_t j) -> B {
         if constexpr (Op == detail::assign_op::set)
@@ -318,7 +337,7 @@ void slab_kernel(const void* ctx, char* const* p, const index_t* so, index_t row
       // (compile time); the branch is perfectly predicted.
       [[maybe_unused]] int nt = flags & slab_stream;
       auto streaming = [&] {
-        if constexpr (stream_ok<D, Simd, Op>()) {
+        if constexpr (stream_ok<D, E, Simd, Op>()) {
           asm("" : "+r"(nt));
           return nt != 0;
         } else {
@@ -326,7 +345,7 @@ void slab_kernel(const void* ctx, char* const* p, const index_t* so, index_t row
         }
       };
       auto put = [&]([[maybe_unused]] bool st, index_t j, const B& v) {
-        if constexpr (stream_ok<D, Simd, Op>())
+        if constexpr (stream_ok<D, E, Simd, Op>())
           if (st) return detail_row::stream_store(out + j, v);
         v.store_unaligned(out + j);
       };
@@ -367,11 +386,11 @@ constexpr map_kernel map_kernel_for() {
   constexpr bool S = AllowSimd && simd_ok<D, E>();
   constexpr int W = [] {
     if constexpr (S)
-      return int(xsimd::batch<D>::size);
+      return int(slab_batch<D, E>::size);
     else
       return 1;
   }();
-  return {&slab_kernel<D, E, S, Op>, W, stream_ok<D, S, Op>(), Op != detail::assign_op::set};
+  return {&slab_kernel<D, E, S, Op>, W, stream_ok<D, E, S, Op>(), Op != detail::assign_op::set};
 }
 
 } // namespace lz::kernels::cpu
