@@ -94,6 +94,28 @@ BOOST_AUTO_TEST_CASE(level1_rule_is_chosen_at_compile_time_for_scaled_leaves_onl
   BOOST_TEST(true);
 }
 
+// Compile time: a tree that can only become a loop (execute goes straight to run_map) and
+// those that must pass through the rule list; run time: both give the reference's numbers and
+// the loop allocates nothing.
+BOOST_AUTO_TEST_CASE(trees_that_can_only_be_loops_skip_the_rule_list) {
+  using lz::fusion::only_map_v;
+  lz::vector<double> x = lz::random<double>({37}, 3), y = lz::random<double>({37}, 4), z(37);
+  lz::matrix<double> A = lz::random<double>({5, 5}, 5), B = lz::random<double>({5, 5}, 6);
+  static_assert(only_map_v<double, 1, decltype(x * y)>);
+  static_assert(only_map_v<double, 1, decltype(2.5 * x + lz::sin(y))>);
+  static_assert(only_map_v<double, 2, decltype(lz::transpose(A) + lz::abs(B))>);
+  static_assert(!only_map_v<double, 1, decltype(2.5 * x + y)>);            // level 1
+  static_assert(!only_map_v<double, 2, decltype(A * B)>);                  // gemm
+  static_assert(!only_map_v<double, 1, decltype(lz::sum(A, 0))>);          // reduce
+  static_assert(!only_map_v<double, 1, decltype(x - lz::mean(x))>);        // nested group
+  lz::reset_stats();
+  z = (x + y) * lz::exp(x);
+  BOOST_TEST(lz::stats().allocations == 0u);
+  BOOST_TEST(max_rel_error(z, reference((x + y) * lz::exp(x))) < 1e-14);
+  z = 2.5 * x + y; // level 1 (or its loop below the threshold): the same numbers
+  BOOST_TEST(max_rel_error(z, reference(2.5 * x + y)) < 1e-14);
+}
+
 // Run time: the terms' geometry decides; every refusal falls back to the fused loop with the
 // same numbers.
 BOOST_AUTO_TEST_CASE(level1_refuses_broadcast_overlapping_and_mismatched_layouts) {

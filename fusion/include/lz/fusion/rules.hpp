@@ -151,11 +151,25 @@ void plan_assign(Sink& s, const P& pol, View<T, R> dst, const E& e) {
   }
 }
 
+/// True when plan_assign can only reach the map rule for dst (T, R) ⊕= E on the host: no
+/// reduction, product, level-1 pattern or group, nothing that needs a temporary first.
+template <class T, std::size_t R, class E>
+constexpr bool only_map_v = !scalar_like<E> && !is_axis_reduction_v<E> &&
+    !is_full_reduction_v<E> && term_counts_v<E>.products == 0 && !rules::level1::matches<E, T> &&
+    !detail_rules::via_fresh_temp<T, R, E>() && detail_nested::count_groups<E>() == 0;
+
 /// Executes dst ⊕= e (⊕ = Op) under policy `pol`. @pre shapes checked by evaluate.hpp.
+/// A tree that can only be a loop goes straight to it: the same run_map that plan_assign
+/// would reach through lower_map, without instantiating the sink and the rule list for it
+/// (compile time: a tenth of a plain tree's cost, perf/compile).
 template <lz::detail::assign_op Op, class P, class T, std::size_t R, class E>
 void execute(const P& pol, tensor_view<T, R> dst, const E& e) {
-  exec_sink s;
-  plan_assign<Op>(s, pol, dst, e);
+  if constexpr (only_map_v<T, R, E>) {
+    run_map<Op>(pol, dst, e);
+  } else {
+    exec_sink s;
+    plan_assign<Op>(s, pol, dst, e);
+  }
 }
 
 } // namespace lz::fusion
