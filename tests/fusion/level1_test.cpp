@@ -104,10 +104,10 @@ BOOST_AUTO_TEST_CASE(trees_that_can_only_be_loops_skip_the_rule_list) {
   static_assert(only_map_v<double, 1, decltype(x * y)>);
   static_assert(only_map_v<double, 1, decltype(2.5 * x + lz::sin(y))>);
   static_assert(only_map_v<double, 2, decltype(lz::transpose(A) + lz::abs(B))>);
-  static_assert(!only_map_v<double, 1, decltype(2.5 * x + y)>);            // level 1
-  static_assert(!only_map_v<double, 2, decltype(A * B)>);                  // gemm
-  static_assert(!only_map_v<double, 1, decltype(lz::sum(A, 0))>);          // reduce
-  static_assert(!only_map_v<double, 1, decltype(x - lz::mean(x))>);        // nested group
+  static_assert(!only_map_v<double, 1, decltype(2.5 * x + y)>);     // level 1
+  static_assert(!only_map_v<double, 2, decltype(A * B)>);           // gemm
+  static_assert(!only_map_v<double, 1, decltype(lz::sum(A, 0))>);   // reduce
+  static_assert(!only_map_v<double, 1, decltype(x - lz::mean(x))>); // nested group
   lz::reset_stats();
   z = (x + y) * lz::exp(x);
   BOOST_TEST(lz::stats().allocations == 0u);

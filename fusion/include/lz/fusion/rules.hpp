@@ -154,8 +154,9 @@ void plan_assign(Sink& s, const P& pol, View<T, R> dst, const E& e) {
 /// True when plan_assign can only reach the map rule for dst (T, R) ⊕= E on the host: no
 /// reduction, product, level-1 pattern or group, nothing that needs a temporary first.
 template <class T, std::size_t R, class E>
-constexpr bool only_map_v = !scalar_like<E> && !is_axis_reduction_v<E> &&
-    !is_full_reduction_v<E> && term_counts_v<E>.products == 0 && !rules::level1::matches<E, T> &&
+constexpr bool only_map_v =
+    !scalar_like<E> && !is_axis_reduction_v<E> && !is_full_reduction_v<E> &&
+    term_counts_v<E>.products == 0 && !rules::level1::matches<E, T> &&
     !detail_rules::via_fresh_temp<T, R, E>() && detail_nested::count_groups<E>() == 0;
 
 /// Executes dst ⊕= e (⊕ = Op) under policy `pol`. @pre shapes checked by evaluate.hpp.
