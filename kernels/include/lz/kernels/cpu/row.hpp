@@ -238,11 +238,10 @@ inline constexpr int unroll_cost = 8;
 
 #if XSIMD_WITH_AVX512F && XSIMD_WITH_FMA3_AVX2
 /// The batches of cheap trees on an AVX-512 target: 256 bits. A tree of a few adds per element
-/// is bound by loads and stores, which 512-bit registers do not make faster; they do make the
-/// core slow down (AVX-512 frequency licence) and loads stall on 4 KiB aliasing with the
-/// stores of wider batches: z = 2.5*x + 1.5*y on 1000 doubles in L1 ran 150 ns with 256-bit
-/// batches at every relative alignment of x, y, z tried, 160-250 ns with 512-bit ones
-/// (docs/architecture.md, "Batch width"). GCC's -march for these cores makes the same choice
+/// is bound by loads and stores, which 512-bit registers do not make faster in cache, and they
+/// lost there: z = 2.5*x + 1.5*y on 1000 doubles in L1 ran ~150 ns with 256-bit batches at
+/// every relative alignment of x, y, z tried, 160-250 ns with 512-bit ones (docs/architecture.md,
+/// "Batch widths"). GCC's -march for these cores makes the same choice
 /// (-mprefer-vector-width=256).
 using narrow_arch = xsimd::fma3<xsimd::avx2>;
 #else
