@@ -413,19 +413,15 @@ void fence_streams() {
 #endif
 }
 
-// run_rows, and with `stream` (an `=` whose destination outgrows the cache, mode::stream) the
-// destination written with non-temporal stores: in one call when every row starts
-// batch-aligned (a contiguous destination, tiles of an aligned matrix); else per row (rows of
-// at least stream_row_bytes), the elements before the first batch-aligned address through
-// run_rows' padded path, the aligned whole batches streaming, the rest a tail. The stores are
-// fenced before returning (another thread may read the destination as soon as this returns).
-void run_kernel(const map_kernel& k, const void* tree, int count, char* const* p, const index_t* so,
-                index_t rows, index_t n, index_t es, bool stream) {
-  const index_t w = k.simd_width, vb = w * es;
-  if (!stream || !k.can_stream) {
-    run_rows(k, tree, count, p, so, rows, n, es);
-    return;
-  }
+// run_rows with the destination written with non-temporal stores (k.can_stream): in one call
+// when every row starts batch-aligned (a contiguous destination, tiles of an aligned matrix);
+// else per row (rows of at least stream_row_bytes), the elements before the first
+// batch-aligned address through run_rows' padded path, the aligned whole batches streaming, the
+// rest a tail. The stores are fenced before returning (another thread may read the destination
+// as soon as this returns).
+LZ_NOINLINE void run_streaming(const map_kernel& k, const void* tree, int count, char* const* p,
+                               const index_t* so, index_t rows, index_t n, index_t es) {
+  const index_t vb = k.simd_width * es;
   if (reinterpret_cast<std::uintptr_t>(p[0]) % std::uintptr_t(vb) == 0 && so[0] % vb == 0) {
     run_rows(k, tree, count, p, so, rows, n, es, slab_stream); // every row starts aligned
     fence_streams();
@@ -449,6 +445,16 @@ void run_kernel(const map_kernel& k, const void* tree, int count, char* const* p
     run_rows(k, tree, count, q, zeros, 1, n - head, es, slab_stream);
   }
   fence_streams();
+}
+
+// run_rows, and with `stream` (an `=` whose destination outgrows the cache, mode::stream)
+// run_streaming where the kernel's stores may stream: this alone decides whether they do.
+LZ_INLINE void run_kernel(const map_kernel& k, const void* tree, int count, char* const* p,
+                          const index_t* so, index_t rows, index_t n, index_t es, bool stream) {
+  if (stream && k.can_stream)
+    run_streaming(k, tree, count, p, so, rows, n, es);
+  else
+    run_rows(k, tree, count, p, so, rows, n, es);
 }
 
 // The n contiguous elements at src to dst, `ds` bytes apart.
@@ -637,13 +643,10 @@ LZ_INLINE void run_flat(const map_call& c, index_t n) {
   char* p[max_operands];
   for (int j = 0; j < count; ++j) p[j] = c.ops[j].ptr;
   const tuning& t = thresholds();
-  const bool stream = c.k.can_stream && t.stream_bytes > 0 && n * es >= t.stream_bytes;
+  const bool stream = t.stream_bytes > 0 && n * es >= t.stream_bytes;
   const int hw = flat_threads(c, n, t);
   if (hw <= 1) {
-    if (stream)
-      run_kernel(c.k, c.tree, count, p, zeros, 1, n, es, true);
-    else
-      run_rows(c.k, c.tree, count, p, zeros, 1, n, es);
+    run_kernel(c.k, c.tree, count, p, zeros, 1, n, es, stream);
     return;
   }
   index_t chunk = (n / (8 * index_t(hw)) + 255) / 256 * 256; // ~8 items per thread
