@@ -71,15 +71,32 @@ class resize_target {
   }
 
  private:
-  LZ_NOINLINE void allocate(const shape_t<R>& s) {
-    fresh_ = tensor<T, R>(s, dst_.layout_kind(), uninitialized);
-  }
-  LZ_NOINLINE void replace() { dst_ = std::move(fresh_); }
+  LZ_NOINLINE void allocate(const shape_t<R>& s);
+  LZ_NOINLINE void replace();
 
   tensor<T, R>& dst_;
   tensor<T, R> fresh_;
   bool resized_;
 };
+
+template <class T, std::size_t R>
+void resize_target<T, R>::allocate(const shape_t<R>& s) {
+  fresh_ = tensor<T, R>(s, dst_.layout_kind(), uninitialized);
+}
+template <class T, std::size_t R>
+void resize_target<T, R>::replace() {
+  dst_ = std::move(fresh_);
+}
+
+// Compiled once in the library for the common element types at ranks 1 and 2
+// (kernels/common/assign.cpp): a user's file only calls them. (Each declared rank costs every
+// file that includes lz.hpp ~0.02 G compiler instructions; ranks 3 and 4 instantiate per file.)
+#define LZ_RESIZE_TARGETS_OF(X, T)                                                                 \
+  X class resize_target<T, 1>;                                                                     \
+  X class resize_target<T, 2>;
+
+#define LZ_RESIZE_TARGET_INSTANCES(X) LZ_FOR_EACH_COMPILED_TYPE(LZ_RESIZE_TARGETS_OF, X)
+LZ_RESIZE_TARGET_INSTANCES(extern template)
 
 template <class T, std::size_t R, class E>
 void assign_resize(tensor<T, R>& dst, const E& e) {

@@ -27,6 +27,12 @@ concept element = std::is_trivially_copyable_v<T> &&
 
 namespace detail {
 
+// Error paths compiled once (kernels/common/errors.cpp).
+/// shape_error: a ragged nested initializer list (`got` entries at `depth`, `expected` wanted).
+[[noreturn]] void throw_ragged(index_t expected, std::size_t depth, std::size_t got);
+/// layout_error: a null data pointer with a non-empty shape extents[0..rank).
+[[noreturn]] void throw_null_data(const index_t* extents, std::size_t rank);
+
 // Nested initializer lists of depth R: {{1, 2}, {3, 4}} for a matrix.
 template <class T, std::size_t R>
 struct nested_list {
@@ -65,10 +71,7 @@ void nested_shape(const L& list, shape_t<R>& s, std::size_t depth) {
 }
 template <class T, std::size_t R, class L>
 void nested_copy(const L& list, const shape_t<R>& s, std::size_t depth, T*& out) {
-  if (static_cast<index_t>(list.size()) != s[depth])
-    throw shape_error("lz: ragged initializer list: expected " + std::to_string(s[depth]) +
-                      " entries at depth " + std::to_string(depth) + ", got " +
-                      std::to_string(list.size()));
+  if (static_cast<index_t>(list.size()) != s[depth]) throw_ragged(s[depth], depth, list.size());
   if constexpr (std::is_same_v<L, std::initializer_list<T>>) {
     for (const T& v : list) *out++ = v;
   } else {
@@ -151,8 +154,7 @@ class tensor_view : public strided_access<tensor_view<T, R>, T, R> {
   /// view must not map two indices to one element.
   tensor_view(T* data, const strided_layout<R>& l) : data_(data), layout_(l) {
     layout_.validate(!std::is_const_v<T>);
-    if (!data && !layout_.empty())
-      throw layout_error("lz: null pointer with non-empty shape " + detail::to_string(l.extents));
+    if (!data && !layout_.empty()) detail::throw_null_data(l.extents.data(), R);
   }
   /// Internal: a layout derived from a valid one (slices, transposes) needs no re-validation.
   tensor_view(T* data, const strided_layout<R>& l, detail::trusted_t) noexcept

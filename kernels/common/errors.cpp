@@ -1,6 +1,8 @@
 // The error paths of the headers that format shapes, compiled once: a user's file only calls
-// them (layout/layout.hpp, layout/slice.hpp, evaluate.hpp, ops/reductions.hpp). The messages
-// are part of the interface (docs/errors.md, tests/reliability/error_catalogue_test.cpp).
+// them (layout/layout.hpp, layout/slice.hpp, tensor.hpp, evaluate.hpp, expr/matmul.hpp,
+// ops/reductions.hpp). The messages are part of the interface (docs/errors.md,
+// tests/reliability/error_catalogue_test.cpp).
+#include <lz/expr/matmul.hpp>
 #include <lz/ops/reductions.hpp>
 
 namespace lz::detail {
@@ -51,6 +53,54 @@ void throw_result_overflow(const char* op, const index_t* s, std::size_t rank) {
 void throw_index(index_t i, index_t n, std::size_t dim) {
   throw std::out_of_range("lz: index " + std::to_string(i) + " out of range for extent " +
                           std::to_string(n) + " in dimension " + std::to_string(dim));
+}
+
+void throw_range(index_t begin, index_t end, index_t step, index_t n, std::size_t dim) {
+  throw std::out_of_range("lz: range(" + std::to_string(begin) + ", " + std::to_string(end) + ", " +
+                          std::to_string(step) + ") out of bounds for extent " + std::to_string(n) +
+                          " in dimension " + std::to_string(dim));
+}
+
+void throw_bad_permutation(std::size_t rank) {
+  throw std::invalid_argument("lz: permute needs each of the " + std::to_string(rank) +
+                              " dimensions exactly once");
+}
+
+void throw_broadcast_to(const index_t* from, std::size_t rf, const index_t* to, std::size_t rt) {
+  throw shape_error("lz: cannot broadcast shape " + dims_text(from, rf) + " to " +
+                    dims_text(to, rt) + " in 'broadcast_to'");
+}
+
+void throw_reshape_size(const index_t* from, std::size_t rf, index_t size, const index_t* to,
+                        std::size_t rt) {
+  throw shape_error("lz: cannot reshape " + dims_text(from, rf) + " (" + std::to_string(size) +
+                    " elements) to " + dims_text(to, rt));
+}
+
+void throw_reshape_copy(const index_t* extents, const index_t* strides, std::size_t rf,
+                        const index_t* to, std::size_t rt, std::size_t k) {
+  throw layout_error("lz: reshape of layout " + layout_text(extents, strides, rf) + " to " +
+                     dims_text(to, rt) + " needs a copy (dimensions " + std::to_string(k) +
+                     " and " + std::to_string(k + 1) + " are not contiguous); use lz::eval first");
+}
+
+void throw_matmul_inner(const index_t* a, const index_t* b, std::size_t rb) {
+  throw shape_error("lz: inner dimensions do not match in matrix product " + dims_text(a, 2) +
+                    " * " + dims_text(b, rb));
+}
+
+void throw_bad_axis(const char* name, std::size_t axis, std::size_t rank) {
+  throw std::out_of_range(std::string("lz: ") + name + " along axis " + std::to_string(axis) +
+                          " of a rank-" + std::to_string(rank) + " expression");
+}
+
+void throw_ragged(index_t expected, std::size_t depth, std::size_t got) {
+  throw shape_error("lz: ragged initializer list: expected " + std::to_string(expected) +
+                    " entries at depth " + std::to_string(depth) + ", got " + std::to_string(got));
+}
+
+void throw_null_data(const index_t* extents, std::size_t rank) {
+  throw layout_error("lz: null pointer with non-empty shape " + dims_text(extents, rank));
 }
 
 void throw_empty_reduction(const char* name, const index_t* s, std::size_t rank) {

@@ -37,6 +37,27 @@ std::string format_bytes(std::size_t b) {
   return buf;
 }
 
+std::string join(note_text pieces) {
+  std::string out;
+  for (const note_piece& p : pieces) switch (p.kind) {
+    case note_piece::text:
+      out += p.s;
+      break;
+    case note_piece::integer:
+      out += std::to_string(p.i);
+      break;
+    case note_piece::shape:
+      out += lz::detail::dims_text(p.dims, std::size_t(p.i));
+      break;
+    case note_piece::bytes:
+      out += format_bytes(std::size_t(p.i));
+      break;
+    }
+  return out;
+}
+
+void log_note(note_text pieces) { logging::write(logging::fusion, join(pieces)); }
+
 void log_temporary(const index_t* extents, const index_t* strides, std::size_t rank,
                    std::size_t bytes, const char* why) {
   logging::write(logging::alloc, "temporary " + lz::detail::layout_text(extents, strides, rank) +

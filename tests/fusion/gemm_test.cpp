@@ -182,14 +182,37 @@ BOOST_AUTO_TEST_CASE(blas_layouts_never_copy_and_trans_flags_come_from_strides) 
     }
 }
 
+BOOST_AUTO_TEST_CASE(rule_notes_join_text_integers_shapes_and_byte_counts) {
+  using lz::fusion::detail_plan::byte_count;
+  using lz::fusion::detail_plan::join;
+  const lz::shape_t<2> s{3, 40};
+  const lz::shape_t<1> v{7};
+  const std::string name = "gemm";
+  BOOST_TEST(join({}) == "");
+  BOOST_TEST(join({name, ": strides (", index_t(-3), ",", std::size_t(12), ") shape ", s, " / ", v,
+                   " copy ", byte_count{1000}, ", ", byte_count{2048}, ", ",
+                   byte_count{3 * 1024 * 1024}}) ==
+             "gemm: strides (-3,12) shape (3,40) / (7,) copy 1000 B, 2.0 KiB, 3.0 MiB");
+}
+
 BOOST_AUTO_TEST_CASE(non_blas_operand_is_explained_and_still_correct) {
   matrix_factory<double> f(9);
   auto A = f.make(64, 64, layout_kind::strided2);
   auto B = f.make(64, 64, layout_kind::row);
   lz::matrix<double> C(64, 64);
   const std::string plan = lz::explain(C, A * B);
-  // 64^3 multiply-adds is above the copy threshold: the operand is copied into a BLAS layout.
-  BOOST_TEST(plan.find("BLAS cannot take; copying it") != std::string::npos, plan);
+  // 64^3 multiply-adds is above the copy threshold: the operand is copied into a BLAS layout,
+  // and the note says which strides and how many bytes.
+  const std::string strides = "has strides (" + std::to_string(A.strides()[0]) + "," +
+                              std::to_string(A.strides()[1]) + ") BLAS cannot take; copying it " +
+                              "(32.0 KiB) into row-major";
+  BOOST_TEST(plan.find(strides) != std::string::npos, plan);
+  // A nested product of the destination's shape lands in the destination, with the same note.
+  lz::vector<double> x = lz::random<double>({64}, 3), y(64);
+  const std::string nested = lz::explain(y, lz::exp(A * x));
+  BOOST_TEST(nested.find("a group lands in the destination of shape (64,)") != std::string::npos,
+             nested);
+  BOOST_TEST(nested.find(strides) != std::string::npos, nested);
   recording rec;
   C = A * B;
   BOOST_TEST(rec.count("dgemm") == 1u);

@@ -76,7 +76,7 @@ class device_exec_sink {
   fusion::origin origin_of(const void*) const { return {}; }
   void set_dst(const void*) {}
   bool noting() const { return logging::on(logging::fusion); }
-  void note(const std::string& msg) { logging::write(logging::fusion, msg); }
+  void note(fusion::detail_plan::note_text msg) { fusion::detail_plan::log_note(msg); }
 
   template <class V>
   void gemm(const char* rule, const fusion::gemm_step<V>& g) {
@@ -292,7 +292,7 @@ class device_explain_sink : public fusion::explain_sink {
   bool reduce(const device_policy&, device_view<T, R> dst, const E& e) {
     if constexpr (fusion::is_axis_reduction_v<E>) {
       if (dst.shape() != e.shape() || leaves_touch(dst, e.arg)) {
-        note("reduce rule skipped: the destination overlaps the operand or is broadcast");
+        note({"reduce rule skipped: the destination overlaps the operand or is broadcast"});
         return false;
       }
       step(std::string("reduce ") + std::remove_cvref_t<E>::op_name() + " along axis " +
@@ -316,7 +316,7 @@ class device_explain_sink : public fusion::explain_sink {
     bool alias = false;
     std::vector<std::string> notes;
     std::string text = device_map_text<Op>(pol, dst, e, name_of(dst.data()), alias, notes);
-    for (const auto& n : notes) note("nested reduction: " + n);
+    for (const auto& n : notes) note({"nested reduction: ", n});
     if (alias) {
       (void)temp<T, R>(dst.shape(), "aliasing: the loop reads the destination elsewhere");
       text += " into the temporary, then one copy loop";
@@ -456,8 +456,8 @@ bool try_bias_relu(Sink& s, const device_policy& pol, device_view<T, 2> dst, con
   const fusion::blas_view bv = fusion::blas_view_of(b.g.B, order::row_major);
   if (!cv.ok || cv.t != trans::none || !av.ok || !bv.ok) {
     if (s.noting())
-      s.note("bias+relu rule skipped: an operand or the destination is not a row-major BLAS "
-             "layout");
+      s.note({"bias+relu rule skipped: an operand or the destination is not a row-major BLAS "
+              "layout"});
     return false;
   }
   auto& g = b.g;

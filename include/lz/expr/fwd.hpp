@@ -6,7 +6,18 @@
 
 #include <complex>
 #include <concepts>
+#include <cstdint>
 #include <type_traits>
+
+/// M(X, T) for each element type whose type-dependent code the library compiles once and a
+/// user's file declares `extern template` (fusion/products.hpp, evaluate.hpp).
+#define LZ_FOR_EACH_COMPILED_TYPE(M, X)                                                            \
+  M(X, float)                                                                                      \
+  M(X, double)                                                                                     \
+  M(X, std::complex<float>)                                                                        \
+  M(X, std::complex<double>)                                                                       \
+  M(X, std::int32_t)                                                                               \
+  M(X, std::int64_t)
 
 namespace lz {
 

@@ -45,6 +45,9 @@ inline constexpr bool is_matmul_v<matmul_expr<A, B>> = true;
 
 namespace detail {
 
+/// shape_error: a matrix product of shapes a[0..2) and b[0..rb) (kernels/common/errors.cpp).
+[[noreturn]] void throw_matmul_inner(const index_t* a, const index_t* b, std::size_t rb);
+
 template <class A, class B>
 auto make_matmul(A&& a, B&& b) {
   static_assert(rank_v<A> == 2 && (rank_v<B> == 2 || rank_v<B> == 1),
@@ -54,9 +57,7 @@ auto make_matmul(A&& a, B&& b) {
                 "lz::to_device(x) or lz::to_host(d)");
   const auto sa = a.shape();
   const auto sb = b.shape();
-  if (sa[1] != sb[0])
-    throw shape_error("lz: inner dimensions do not match in matrix product " + to_string(sa) +
-                      " * " + to_string(sb));
+  if (sa[1] != sb[0]) detail::throw_matmul_inner(sa.data(), sb.data(), rank_v<B>);
   shape_t<rank_v<B>> s{};
   s[0] = sa[0];
   if constexpr (rank_v<B> == 2) s[1] = sb[1];

@@ -39,6 +39,19 @@ namespace detail {
 
 /// std::out_of_range naming the index, the extent and the dimension (kernels/common/errors.cpp).
 [[noreturn]] void throw_index(index_t i, index_t n, std::size_t dim);
+/// std::out_of_range naming the range, the extent and the dimension (kernels/common/errors.cpp).
+[[noreturn]] void throw_range(index_t begin, index_t end, index_t step, index_t n, std::size_t dim);
+/// std::invalid_argument: a permutation of rank dimensions that is not one.
+[[noreturn]] void throw_bad_permutation(std::size_t rank);
+/// shape_error: shape from[0..rf) cannot broadcast to to[0..rt).
+[[noreturn]] void throw_broadcast_to(const index_t* from, std::size_t rf, const index_t* to,
+                                     std::size_t rt);
+/// shape_error: a reshape of from[0..rf) (size elements) to to[0..rt) changes the size.
+[[noreturn]] void throw_reshape_size(const index_t* from, std::size_t rf, index_t size,
+                                     const index_t* to, std::size_t rt);
+/// layout_error: a reshape to to[0..rt) needs a copy (input dims k and k + 1 not contiguous).
+[[noreturn]] void throw_reshape_copy(const index_t* extents, const index_t* strides, std::size_t rf,
+                                     const index_t* to, std::size_t rt, std::size_t k);
 
 // One dimension of a slice: updates the offset, and appends (extent, stride) if kept.
 struct slice_dim {
@@ -58,9 +71,7 @@ inline slice_dim apply_slice(index_t n, index_t s, range r, std::size_t dim) {
   // Positive steps walk [0, n]; negative steps walk [-1, n-1]; begin/end must lie inside.
   const index_t lo = r.step > 0 ? 0 : -1, hi = r.step > 0 ? n : n - 1;
   if (r.begin < lo || r.begin > hi || r.end < lo || r.end > hi)
-    throw std::out_of_range("lz: range(" + std::to_string(r.begin) + ", " + std::to_string(r.end) +
-                            ", " + std::to_string(r.step) + ") out of bounds for extent " +
-                            std::to_string(n) + " in dimension " + std::to_string(dim));
+    throw_range(r.begin, r.end, r.step, n, dim);
   const index_t dist = r.step > 0 ? r.end - r.begin : r.begin - r.end;
   const index_t step = r.step > 0 ? r.step : -r.step;
   const index_t count = dist > 0 ? (dist + step - 1) / step : 0;
@@ -102,9 +113,7 @@ strided_layout<R> permute_layout(const strided_layout<R>& l,
   std::array<bool, R> used{};
   strided_layout<R> out;
   for (std::size_t k = 0; k < R; ++k) {
-    if (perm[k] >= R || used[perm[k]])
-      throw std::invalid_argument("lz: permute needs each of the " + std::to_string(R) +
-                                  " dimensions exactly once");
+    if (perm[k] >= R || used[perm[k]]) detail::throw_bad_permutation(R);
     used[perm[k]] = true;
     out.extents[k] = l.extents[perm[k]];
     out.strides[k] = l.strides[perm[k]];
@@ -130,8 +139,7 @@ strided_layout<R2> broadcast_layout(const strided_layout<R>& l, const shape_t<R2
     else if (l.extents[j] == 1)
       out.strides[k] = 0;
     else
-      throw shape_error("lz: cannot broadcast shape " + detail::to_string(l.extents) + " to " +
-                        detail::to_string(to) + " in 'broadcast_to'");
+      detail::throw_broadcast_to(l.extents.data(), R, to.data(), R2);
   }
   out.check_extents();
   return out;
@@ -147,8 +155,7 @@ strided_layout<R2> reshape_layout(const strided_layout<R>& l, const shape_t<R2>&
   out.extents = to;
   out.check_extents();
   if (out.size() != l.size())
-    throw shape_error("lz: cannot reshape " + detail::to_string(l.extents) + " (" +
-                      std::to_string(l.size()) + " elements) to " + detail::to_string(to));
+    detail::throw_reshape_size(l.extents.data(), R, l.size(), to.data(), R2);
   if (out.size() == 0) return strided_layout<R2>::right(to);
   // Drop extent-1 input dims: they impose nothing.
   std::array<index_t, R> ie{}, is{};
@@ -177,10 +184,7 @@ strided_layout<R2> reshape_layout(const strided_layout<R>& l, const shape_t<R2>&
     }
     for (std::size_t k = i0; k + 1 < i; ++k)
       if (is[k] != is[k + 1] * ie[k + 1])
-        throw layout_error("lz: reshape of layout " + to_string(l) + " to " +
-                           detail::to_string(to) + " needs a copy (dimensions " +
-                           std::to_string(k) + " and " + std::to_string(k + 1) +
-                           " are not contiguous); use lz::eval first");
+        detail::throw_reshape_copy(l.extents.data(), l.strides.data(), R, to.data(), R2, k);
     index_t s = is[i - 1];
     for (std::size_t k = o; k-- > o0;) {
       out.strides[k] = s;

@@ -25,6 +25,8 @@ kernels::cpu::reduce_options reduce_options_for(int cost, bool keep_order) {
 
 /// shape_error: `name` (min, max, argmin, ...) of an empty operand of shape s[0..rank).
 [[noreturn]] void throw_empty_reduction(const char* name, const index_t* s, std::size_t rank);
+/// std::out_of_range: `name` along `axis` of a rank-`rank` expression (kernels/common/errors.cpp).
+[[noreturn]] void throw_bad_axis(const char* name, std::size_t axis, std::size_t rank);
 
 } // namespace detail
 
@@ -149,9 +151,7 @@ template <class Op, class Fin, class E>
 auto reduce_axis(E&& e, std::size_t axis, const char* name) {
   constexpr std::size_t R = rank_v<E>;
   static_assert(R >= 1, "lz: axis reductions need rank >= 1");
-  if (axis >= R)
-    throw std::out_of_range(std::string("lz: ") + name + " along axis " + std::to_string(axis) +
-                            " of a rank-" + std::to_string(R) + " expression");
+  if (axis >= R) throw_bad_axis(name, axis, R);
   const auto s = e.shape();
   shape_t<R - 1> out{};
   for (std::size_t k = 0, m = 0; k < R; ++k)
@@ -200,8 +200,7 @@ template <expression A, expression B>
 auto dot(A&& a, B&& b) {
   static_assert(rank_v<A> == rank_v<B>, "lz::dot needs operands of the same rank");
   if (a.shape() != b.shape())
-    throw shape_error("lz: shapes " + detail::to_string(a.shape()) + " and " +
-                      detail::to_string(b.shape()) + " do not match in 'dot'");
+    detail::throw_broadcast_mismatch(a.shape().data(), b.shape().data(), rank_v<A>, "dot");
   return sum(make_map("dot", fn::multiplies_fn{}, make_closure(std::forward<A>(a)),
                       make_closure(std::forward<B>(b))));
 }

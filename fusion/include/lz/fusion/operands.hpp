@@ -127,10 +127,10 @@ operand_ref<V> prepare_operand(Sink& s, const P& pol, const E& e, const char* ru
     r.m = mat_of<V>(core, s.origin_of(core.data()));
   } else {
     if (s.noting())
-      s.note(std::string(rule) + ": operand of shape " + lz::detail::to_string(core.shape()) +
-             (std::is_same_v<detail_operands::K<C>, lz::detail::leaf_kind>
+      s.note({rule, ": operand of shape ", core.shape(),
+              std::is_same_v<detail_operands::K<C>, lz::detail::leaf_kind>
                   ? " has another element type; converting it into a temporary"
-                  : " is an expression; evaluating it into a temporary"));
+                  : " is an expression; evaluating it into a temporary"});
     auto t = s.template temp<V, rank_v<C>>(core.shape(), "product operand");
     const int id = s.last_temp();
     plan_assign<lz::detail::assign_op::set>(s, pol, t, core);
@@ -178,10 +178,8 @@ template <class V, class Sink, class P>
 mat<const V> copy_to_blas_layout(Sink& s, const P& pol, const mat<const V>& m, const char* what,
                                  const char* rule) {
   if (s.noting())
-    s.note(std::string(rule) + ": " + what + " has strides (" + std::to_string(m.rs) + "," +
-           std::to_string(m.cs) + ") BLAS cannot take; copying it (" +
-           detail_plan::format_bytes(std::size_t(m.rows * m.cols) * sizeof(V)) +
-           ") into row-major");
+    s.note({rule, ": ", what, " has strides (", m.rs, ",", m.cs, ") BLAS cannot take; copying it (",
+            detail_plan::byte_count{std::size_t(m.rows * m.cols) * sizeof(V)}, ") into row-major"});
   auto t = s.template temp<V, 2>({m.rows, m.cols}, what);
   const int id = s.last_temp();
   plan_assign<lz::detail::assign_op::set>(s, pol, t, view_of<2>(s, m));

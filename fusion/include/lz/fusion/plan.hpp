@@ -19,6 +19,7 @@
 #include <lz/tensor.hpp>
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -131,6 +132,33 @@ std::string describe_level1(const char* routine, index_t n, const std::string& a
                             index_t incy, int x, int y);
 std::string format_scalar(double re, double im);
 std::string format_bytes(std::size_t bytes);
+
+/// A byte count in a note, printed as format_bytes prints it.
+struct byte_count {
+  std::size_t n;
+};
+/// One piece of a rule's note (LZ_LOG=fusion, lz::explain): text, an integer, a shape or a byte
+/// count. A note is a braced list of pieces joined in compiled code (join), so that a rule's
+/// message costs each tree that instantiates it a few stores, not a string expression.
+struct note_piece {
+  enum kind_t : unsigned char { text, integer, shape, bytes };
+  kind_t kind = text;
+  const char* s = "";
+  index_t i = 0;                 ///< the integer, the byte count, or the shape's rank
+  const index_t* dims = nullptr; ///< the shape's extents
+  note_piece(const char* t) : s(t) {}
+  note_piece(const std::string& t) : s(t.c_str()) {}
+  template <std::integral I>
+  note_piece(I v) : kind(integer), i(static_cast<index_t>(v)) {}
+  template <std::size_t R>
+  note_piece(const std::array<index_t, R>& sh) : kind(shape), i(index_t(R)), dims(sh.data()) {}
+  note_piece(byte_count b) : kind(bytes), i(static_cast<index_t>(b.n)) {}
+};
+using note_text = std::initializer_list<note_piece>;
+/// The pieces of a note as one string (kernels/common/explain.cpp).
+std::string join(note_text pieces);
+/// Writes a note to the LZ_LOG=fusion stream.
+void log_note(note_text pieces);
 /// The LZ_LOG=alloc line of a plan's temporary: "temporary (M,N):(sM,sN) 1.2 MiB (why)".
 void log_temporary(const index_t* extents, const index_t* strides, std::size_t rank,
                    std::size_t bytes, const char* why);
@@ -205,7 +233,7 @@ class exec_sink {
 
   /// Trace a rule decision (only under LZ_LOG=fusion; callers guard with noting()).
   bool noting() const { return logging::on(logging::fusion); }
-  void note(const std::string& msg) { logging::write(logging::fusion, msg); }
+  void note(detail_plan::note_text msg) { detail_plan::log_note(msg); }
 
   template <class V>
   void gemm(const char* rule, const gemm_step<V>& g);
@@ -268,7 +296,7 @@ class explain_sink {
   }
 
   bool noting() const { return true; }
-  void note(const std::string& msg) { steps_ += "     note: " + msg + "\n"; }
+  void note(detail_plan::note_text msg) { steps_ += "     note: " + detail_plan::join(msg) + "\n"; }
 
   template <class V>
   void gemm(const char* rule, const gemm_step<V>& g) {

@@ -92,16 +92,16 @@ void emit_gemm(Sink& s, const P& pol, const char* rule, mat<const V> A, mat<cons
       if constexpr (generic_gemm_type_v<V>) {
         if (small) {
           if (s.noting())
-            s.note(std::string(rule) + ": destination strides (" + std::to_string(C.rs) + "," +
-                   std::to_string(C.cs) + ") are not a BLAS layout; small product, own kernel");
+            s.note({rule, ": destination strides (", C.rs, ",", C.cs,
+                    ") are not a BLAS layout; small product, own kernel"});
           g.generic = true;
           s.gemm(rule, g);
           return;
         }
       }
       if (s.noting())
-        s.note(std::string(rule) + ": destination strides (" + std::to_string(C.rs) + "," +
-               std::to_string(C.cs) + ") are not a BLAS layout; product into a temporary");
+        s.note({rule, ": destination strides (", C.rs, ",", C.cs,
+                ") are not a BLAS layout; product into a temporary"});
       auto t = s.template temp<V, 2>({m, n}, "gemm destination in BLAS layout");
       const int id = s.last_temp();
       mat<V> T = mat_of_dst(t, origin{id});
@@ -121,8 +121,7 @@ void emit_gemm(Sink& s, const P& pol, const char* rule, mat<const V> A, mat<cons
       if constexpr (generic_gemm_type_v<V>) {
         if (small) {
           if (s.noting())
-            s.note(std::string(rule) +
-                   ": operand strides are not a BLAS layout; small product, own kernel");
+            s.note({rule, ": operand strides are not a BLAS layout; small product, own kernel"});
           g.generic = true;
           s.gemm(rule, g);
           return;
@@ -167,7 +166,7 @@ void emit_gemv(Sink& s, const P& pol, const char* rule, mat<const V> A, mat<cons
       if constexpr (generic_gemm_type_v<V>) {
         if (small) {
           if (s.noting())
-            s.note(std::string(rule) + ": operands are not BLAS layouts; small product, own gemv");
+            s.note({rule, ": operands are not BLAS layouts; small product, own gemv"});
           g.generic = true;
           g.m = A.rows, g.n = A.cols;
           s.gemv(rule, g);
@@ -239,13 +238,7 @@ void lower_product(Sink& s, const P& pol, const char* rule, const M& prod, const
   LZ_FUSION_PRODUCT_STEPS(X, V, seq_policy)                                                        \
   LZ_FUSION_PRODUCT_STEPS(X, V, simd_policy)                                                       \
   LZ_FUSION_PRODUCT_STEPS(X, V, par_policy)
-#define LZ_FUSION_PRODUCT_INSTANCES(X)                                                             \
-  LZ_FUSION_PRODUCT_STEPS_OF(X, float)                                                             \
-  LZ_FUSION_PRODUCT_STEPS_OF(X, double)                                                            \
-  LZ_FUSION_PRODUCT_STEPS_OF(X, std::complex<float>)                                               \
-  LZ_FUSION_PRODUCT_STEPS_OF(X, std::complex<double>)                                              \
-  LZ_FUSION_PRODUCT_STEPS_OF(X, std::int32_t)                                                      \
-  LZ_FUSION_PRODUCT_STEPS_OF(X, std::int64_t)
+#define LZ_FUSION_PRODUCT_INSTANCES(X) LZ_FOR_EACH_COMPILED_TYPE(LZ_FUSION_PRODUCT_STEPS_OF, X)
 
 LZ_FUSION_PRODUCT_INSTANCES(extern template)
 

@@ -99,8 +99,8 @@ template <lz::detail::assign_op Op, class Sink, class P, template <class, std::s
 void lower_via_temp(Sink& s, const P& pol, View<T, R> dst, const E& e) {
   using V = value_t<E>;
   if (s.noting())
-    s.note("the destination overlaps an operand or broadcasts the result: the tree is "
-           "evaluated into a temporary, then assigned");
+    s.note({"the destination overlaps an operand or broadcasts the result: the tree is "
+            "evaluated into a temporary, then assigned"});
   const auto t = s.template temp<V, R>(e.shape(), "tree reads the destination");
   plan_assign<lz::detail::assign_op::set>(s, pol, t, e);
   using read_view = typename Sink::template view<const V, R>;

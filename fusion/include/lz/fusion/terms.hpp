@@ -207,10 +207,10 @@ bool lower_terms(Sink& s, const P& pol, View<T, R> dst, const E& e, const char* 
       if constexpr (detail_terms::is_product_term<X>()) {
         if (!std::is_same_v<value_t<X>, T> || touches_dst(dst, term)) {
           if (s.noting())
-            s.note(std::string(rule) + " rule skipped: " +
-                   (std::is_same_v<value_t<X>, T>
+            s.note({rule, " rule skipped: ",
+                    std::is_same_v<value_t<X>, T>
                         ? "a product operand overlaps the destination"
-                        : "the product's element type differs from the destination's"));
+                        : "the product's element type differs from the destination's"});
           ok = false;
         }
       } else {
@@ -229,8 +229,7 @@ bool lower_terms(Sink& s, const P& pol, View<T, R> dst, const E& e, const char* 
     if (Op != assign_op::set && others == 0) {
       beta = T(1); // C ⊕= products: accumulate in place
     } else if (Op == assign_op::set && others == 1 && dst_term) {
-      if (s.noting())
-        s.note(std::string(rule) + ": the destination term folds into beta (in place)");
+      if (s.noting()) s.note({rule, ": the destination term folds into beta (in place)"});
     } else if (others > 0) {
       // Write the other terms first (one loop; aliasing handled there), then accumulate.
       plan_assign<Op>(s, pol, dst, drop_products<T>(e));

@@ -80,7 +80,8 @@ void lower_chain(Sink& s, const P& pol, const mat<const V>* f, std::size_t n, co
       left += 2.0 * double(d[0]) * double(d[i]) * double(d[i + 1]);
     char buf[96];
     std::snprintf(buf, sizeof buf, " (%.3g flops; left to right %.3g)", t.cost[0][n - 1], left);
-    s.note("chain: " + std::to_string(n) + " factors ordered " + order_text(t, 0, n - 1) + buf);
+    const std::string order = order_text(t, 0, n - 1);
+    s.note({"chain: ", n, " factors ordered ", order, buf});
   }
   // Sub-chain i..j into a fresh temporary (or the operand itself when i == j).
   auto sub = [&](auto self, std::size_t i, std::size_t j) -> mat<const V> {

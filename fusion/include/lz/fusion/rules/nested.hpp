@@ -137,9 +137,9 @@ void lower_nested(Sink& s, const P& pol, View<T, R> dst, const E& e) {
       return s.template temp<V, RG>(g.shape(), "nested product/reduction");
     }();
     if (s.noting())
-      s.note(std::string("nested: ") +
-             (into_dst ? "a group lands in the destination" : "a group lands in a temporary") +
-             " of shape " + lz::detail::to_string(g.shape()));
+      s.note({"nested: ",
+              into_dst ? "a group lands in the destination" : "a group lands in a temporary",
+              " of shape ", g.shape()});
     plan_assign<lz::detail::assign_op::set>(s, pol, target, g);
     raw_view& r = slots[i++];
     r.ptr = target.data();

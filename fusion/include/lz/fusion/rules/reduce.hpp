@@ -42,7 +42,7 @@ bool try_reduce(Sink& s, const P& pol, tensor_view<T, R> dst, const E& e) {
       return true;
     }
     if (s.noting())
-      s.note("reduce rule skipped: the destination overlaps the operand or is broadcast");
+      s.note({"reduce rule skipped: the destination overlaps the operand or is broadcast"});
   } else if constexpr (is_full_reduction_v<E> && R == 0) {
     if constexpr (Sink::executes) {
       T& d = *dst.data();
