@@ -5,6 +5,7 @@
 // Every variant computes on the same arrays (lz_perf::arrays), wrapped by each library.
 #include "support/anchors.hpp"
 #include "support/bench_support.hpp"
+#include "support/w2.hpp"
 
 #include <lz/lz.hpp>
 
@@ -15,6 +16,7 @@ namespace {
 
 using lz_perf::arrays;
 using lz_perf::fill_uniform;
+using lz_perf::w2_fill;
 using std::int64_t;
 
 // How a lazuli variant is run: lz::simd (1 thread), the default `z = e` (automatic policy, one
@@ -165,13 +167,6 @@ void w1_stream(benchmark::State& st, bool stream) {
 
 // ------------------------------------------------------- W2: z = x*y + sin(w)*exp(-v), double
 
-// Value ranges keep every term positive (x, y > 0, 0 < w < pi), so the ulp check measures the
-// accuracy of sin/exp and not the cancellation of x*y against sin(w)*exp(-v).
-void w2_fill(double* x, double* y, double* w, double* v, int64_t n) {
-  fill_uniform(x, n, 11, 0.5, 2.0), fill_uniform(y, n, 12, 0.5, 2.0);
-  fill_uniform(w, n, 13, 0.1, 3.0), fill_uniform(v, n, 14, -2.0, 2.0);
-}
-
 void w2_lazuli(benchmark::State& st, lz_run m) {
   const int64_t n = st.range(0);
   arrays<double> a(5, n);
@@ -222,29 +217,6 @@ void w2_eigen(benchmark::State& st) {
   for (auto _ : st) {
     z = x * y + w.sin() * (-v).exp();
     benchmark::DoNotOptimize(z.data());
-    benchmark::ClobberMemory();
-  }
-  lz_perf::set_bytes(st, n, 5, sizeof(double));
-}
-#endif
-
-#if LZ_HAVE_XTENSOR
-void w2_xtensor(benchmark::State& st, bool noalias) {
-  const int64_t n = st.range(0);
-  const std::array<std::size_t, 1> sh{std::size_t(n)};
-  arrays<double> a(5, n);
-  w2_fill(a[0], a[1], a[2], a[3], n);
-  auto x = xt::adapt(a[0], sh), y = xt::adapt(a[1], sh), w = xt::adapt(a[2], sh),
-       v = xt::adapt(a[3], sh), z = xt::adapt(a[4], sh);
-  xt::xtensor<double, 1> zc = xt::zeros<double>(sh); // plain form: see w1_xtensor
-  lz_perf::use_threads(1);
-  for (auto _ : st) {
-    if (noalias)
-      xt::noalias(z) = x * y + xt::sin(w) * xt::exp(-v);
-    else
-      zc = x * y + xt::sin(w) * xt::exp(-v);
-    benchmark::DoNotOptimize(z.data());
-    benchmark::DoNotOptimize(zc.data());
     benchmark::ClobberMemory();
   }
   lz_perf::set_bytes(st, n, 5, sizeof(double));
@@ -311,8 +283,8 @@ void register_w2(std::initializer_list<int64_t> sizes) {
       "eigen", [](benchmark::State& s, int) { w2_eigen(s); }, 0);
 #endif
 #if LZ_HAVE_XTENSOR
-  reg("xtensor_noalias", w2_xtensor, true);
-  reg("xtensor", w2_xtensor, false);
+  reg("xtensor_noalias", lz_perf::w2_xtensor, true);
+  reg("xtensor", lz_perf::w2_xtensor, false);
 #endif
 #if LZ_HAVE_ARMADILLO
   reg(

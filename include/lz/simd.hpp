@@ -66,20 +66,31 @@ namespace lz::fn::detail {
 // (kernels/cpu/vmath.cpp) for float and double batches of the SIMD target it was built for,
 // which CMake detects and passes as LZ_KERNELS_SIMD_ARCH (the number xsimd's arch::version()
 // gives it: a number, so that no build system has to quote it; kernels/CMakeLists.txt; every
-// target linking lazuli::lazuli gets it). A file compiled for another
-// target (other -m flags), without the definition, or with LZ_INLINE_MATH defined inlines the
-// bodies instead: a batch type's name carries its arch, so a mismatch can never call a body
-// built for other registers.
+// target linking lazuli::lazuli gets it). A file compiled for another target (other -m flags)
+// or without the definition inlines the bodies instead: a batch type's name carries its arch,
+// so a mismatch can never call a body built for other registers.
+// Where the target matches, a kernel calls the library's bodies on 512-bit targets and inlines
+// them on narrower ones. One call per batch is free beside the body with 8 doubles per batch
+// (AVX-512: W2 unchanged) but not with 4: on AVX2 (AMD Zen 3) W2 ran 1.4x slower called than
+// inlined, in cache and from memory (perf/RESULTS.md, "Transcendental math on AVX2").
+// LZ_INLINE_MATH inlines everywhere; LZ_OUTLINE_MATH calls the library on any matching target
+// (the cheaper compile: docs/interop.md).
 #if defined(LZ_KERNELS_SIMD_ARCH) && !defined(LZ_INLINE_MATH)
 inline constexpr bool kernels_simd_arch_matches =
     xsimd::default_arch::version() == unsigned(LZ_KERNELS_SIMD_ARCH);
 #else
 inline constexpr bool kernels_simd_arch_matches = false;
 #endif
+#if defined(LZ_OUTLINE_MATH)
+inline constexpr bool outline_math = kernels_simd_arch_matches;
+#else
+inline constexpr bool outline_math =
+    kernels_simd_arch_matches && sizeof(xsimd::batch<float, xsimd::default_arch>) == 64;
+#endif
 template <class T>
 requires(std::is_same_v<T, float> ||
          std::is_same_v<T, double>) struct math_outlined<xsimd::batch<T, xsimd::default_arch>>
-    : std::bool_constant<kernels_simd_arch_matches> {
+    : std::bool_constant<outline_math> {
 };
 
 // Declared in lz/ops/functors.hpp: true when any lane of a batch mask is set (one kortest on

@@ -1,7 +1,8 @@
 // The transcendental batch bodies (lz/ops/functors.hpp: exp_b, sin_b, ...) compiled once for
-// float and double batches of this library's SIMD target. User kernels call them instead of
-// inlining xsimd's bodies when their target is the same (math_outlined, lz/simd.hpp); that
-// target is what CMake detected with the same flags (LZ_KERNELS_SIMD_ARCH), checked below.
+// float and double batches of this library's SIMD target. User kernels of the same target call
+// them instead of inlining xsimd's bodies where math_outlined says so (512-bit targets, or
+// LZ_OUTLINE_MATH: lz/simd.hpp); that target is what CMake detected with the same flags
+// (LZ_KERNELS_SIMD_ARCH), checked below.
 #include <lz/simd.hpp>
 
 #if defined(LZ_KERNELS_SIMD_ARCH)

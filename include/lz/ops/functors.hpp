@@ -109,11 +109,12 @@ requires(!device_scalars<A>) auto negate_(const A& a) -> decltype(-a) {
 }
 // The batch bodies of the transcendental functions, one struct each (run(a) for batches), with
 // the rare-lane fixes above. A kernel reaches them through batch_math: for float and double
-// batches of the SIMD target lazuli_kernels was compiled for (math_outlined, lz/simd.hpp) it
-// calls the copy compiled once in the library (kernels/cpu/vmath.cpp); otherwise the body is
-// inlined. Inlined, xsimd's exp/sin/tanh bodies were the largest part of what a user's file
-// compiled per tree (perf/compile, docs/architecture.md); a call per batch costs little beside
-// a transcendental's tens of instructions.
+// batches of the SIMD target lazuli_kernels was compiled for, where math_outlined says so
+// (512-bit targets, or LZ_OUTLINE_MATH: lz/simd.hpp), it calls the copy compiled once in the
+// library (kernels/cpu/vmath.cpp); otherwise the body is inlined. Inlined, xsimd's exp/sin/tanh
+// bodies are the largest part of what a user's file compiles per tree (perf/compile,
+// docs/architecture.md); called, they cost a call per batch, which is free beside 8 doubles of
+// a transcendental but not beside 4 (AVX2: W2 1.4x).
 struct exp_b {
   template <class A>
   static A run(const A& a) {
