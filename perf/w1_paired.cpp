@@ -13,31 +13,17 @@
 #include <lz/lz.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
 
 namespace {
 
+using lz_perf::median;
+using lz_perf::ns_per_call;
+
 __attribute__((noinline)) void hand(double* z, const double* x, const double* y, long n) {
   for (long i = 0; i < n; ++i) z[i] = 2.5 * x[i] + 1.5 * y[i];
-}
-
-template <class F>
-double ns_per_call(F&& f, long calls) {
-  const auto t0 = std::chrono::steady_clock::now();
-  for (long i = 0; i < calls; ++i) {
-    f();
-    benchmark::ClobberMemory();
-  }
-  const auto t1 = std::chrono::steady_clock::now();
-  return std::chrono::duration<double, std::nano>(t1 - t0).count() / double(calls);
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 void run(long n, int rounds) {

@@ -11,12 +11,12 @@
 //   build/perf/w2_paired                 # n = 1e7, 15 rounds
 //   build/perf/w2_paired 1000000 31      # n = 1e6, 31 rounds
 #include <support/bench_support.hpp>
+#include <support/w2.hpp>
 
 #include <lz/kernels/cpu/parallel.hpp>
 #include <lz/lz.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -24,37 +24,24 @@
 
 namespace {
 
+using lz_perf::median;
+using lz_perf::ns_per_call;
+
 __attribute__((noinline)) void hand(double* z, const double* x, const double* y, const double* w,
                                     const double* v, long lo, long hi) {
   for (long i = lo; i < hi; ++i) z[i] = x[i] * y[i] + std::sin(w[i]) * std::exp(-v[i]);
-}
-
-template <class F>
-double ms_per_call(F&& f, int calls) {
-  const auto t0 = std::chrono::steady_clock::now();
-  for (int i = 0; i < calls; ++i) {
-    f();
-    benchmark::ClobberMemory();
-  }
-  const auto t1 = std::chrono::steady_clock::now();
-  return std::chrono::duration<double, std::milli>(t1 - t0).count() / calls;
 }
 
 // Times f and g (ms per call), g first when `flip`.
 template <class F, class G>
 void in_turn(F& f, G& g, int calls, bool flip, double& tf, double& tg) {
   if (flip) {
-    tg = ms_per_call(g, calls);
-    tf = ms_per_call(f, calls);
+    tg = 1e-6 * ns_per_call(g, calls);
+    tf = 1e-6 * ns_per_call(f, calls);
   } else {
-    tf = ms_per_call(f, calls);
-    tg = ms_per_call(g, calls);
+    tf = 1e-6 * ns_per_call(f, calls);
+    tg = 1e-6 * ns_per_call(g, calls);
   }
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 void report(const char* name, const std::vector<double>& t1, const std::vector<double>& t2,
@@ -67,8 +54,7 @@ void report(const char* name, const std::vector<double>& t1, const std::vector<d
 
 void run(long n, int rounds) {
   lz_perf::arrays<double> a(5, n);
-  lz_perf::fill_uniform(a[0], n, 11, 0.5, 2.0), lz_perf::fill_uniform(a[1], n, 12, 0.5, 2.0);
-  lz_perf::fill_uniform(a[2], n, 13, 0.1, 3.0), lz_perf::fill_uniform(a[3], n, 14, -2.0, 2.0);
+  lz_perf::w2_fill(a[0], a[1], a[2], a[3], n);
   auto x = lz::adopt(a[0], {n}), y = lz::adopt(a[1], {n}), w = lz::adopt(a[2], {n}),
        v = lz::adopt(a[3], {n}), z = lz::adopt(a[4], {n});
   lz::set_num_threads(2);

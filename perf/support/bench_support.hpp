@@ -7,6 +7,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -82,6 +84,24 @@ inline benchmark::internal::Benchmark* common(benchmark::internal::Benchmark* b)
 /// counts them: the "% of triad" figures compare these rates.
 inline void set_bytes(benchmark::State& s, std::int64_t n, int arrays, std::size_t esize) {
   s.SetBytesProcessed(std::int64_t(s.iterations()) * n * arrays * std::int64_t(esize));
+}
+
+/// Paired tools (w1_paired, w2_paired): nanoseconds per call of f over `calls` calls in a row.
+template <class F>
+double ns_per_call(F&& f, long calls) {
+  const auto t0 = std::chrono::steady_clock::now();
+  for (long i = 0; i < calls; ++i) {
+    f();
+    benchmark::ClobberMemory();
+  }
+  const auto t1 = std::chrono::steady_clock::now();
+  return std::chrono::duration<double, std::nano>(t1 - t0).count() / double(calls);
+}
+
+/// The median (upper middle) of v.
+inline double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
 }
 
 } // namespace lz_perf
