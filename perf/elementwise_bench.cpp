@@ -182,24 +182,13 @@ void w2_lazuli(benchmark::State& st, lz_run m) {
   lz_perf::set_bytes(st, n, 5, sizeof(double));
 }
 
-void w2_hand_range(double* z, const double* x, const double* y, const double* w, const double* v,
-                   int64_t lo, int64_t hi) {
-  for (int64_t i = lo; i < hi; ++i) z[i] = x[i] * y[i] + std::sin(w[i]) * std::exp(-v[i]);
-}
-
 void w2_hand(benchmark::State& st, int threads) {
   const int64_t n = st.range(0);
   arrays<double> a(5, n);
   w2_fill(a[0], a[1], a[2], a[3], n);
   lz_perf::use_threads(threads);
   for (auto _ : st) {
-    if (threads == 1)
-      w2_hand_range(a[4], a[0], a[1], a[2], a[3], 0, n);
-    else
-      lz::kernels::cpu::parallel_for(n, (n / (4 * threads) + 15) / 16 * 16,
-                                     [&](lz::index_t lo, lz::index_t hi) {
-                                       w2_hand_range(a[4], a[0], a[1], a[2], a[3], lo, hi);
-                                     });
+    lz_perf::w2_hand(a, n, threads);
     benchmark::DoNotOptimize(a[4]);
     benchmark::ClobberMemory();
   }

@@ -27,11 +27,6 @@ namespace {
 using lz_perf::median;
 using lz_perf::ns_per_call;
 
-__attribute__((noinline)) void hand(double* z, const double* x, const double* y, const double* w,
-                                    const double* v, long lo, long hi) {
-  for (long i = lo; i < hi; ++i) z[i] = x[i] * y[i] + std::sin(w[i]) * std::exp(-v[i]);
-}
-
 // Times f and g (ms per call), g first when `flip`.
 template <class F, class G>
 void in_turn(F& f, G& g, int calls, bool flip, double& tf, double& tg) {
@@ -62,12 +57,8 @@ void run(long n, int rounds) {
   std::vector<double> l1, l2, h1, h2, sl, sh;
   auto lazuli1 = [&] { lz::assign(lz::simd, z, x * y + lz::sin(w) * lz::exp(-v)); };
   auto lazuli2 = [&] { lz::assign(lz::par, z, x * y + lz::sin(w) * lz::exp(-v)); };
-  auto hand1 = [&] { hand(a[4], a[0], a[1], a[2], a[3], 0, n); };
-  auto hand2 = [&] {
-    lz::kernels::cpu::parallel_for(n, (n / 8 + 15) / 16 * 16, [&](lz::index_t lo, lz::index_t hi) {
-      hand(a[4], a[0], a[1], a[2], a[3], lo, hi);
-    });
-  };
+  auto hand1 = [&] { lz_perf::w2_hand(a, n, 1); };
+  auto hand2 = [&] { lz_perf::w2_hand(a, n, 2); };
   lazuli2(), hand2(); // threads started, pages touched
   for (int r = 0; r < rounds; ++r) {
     // The order alternates so that neither variant always follows the same one.
