@@ -20,9 +20,10 @@ inline void w2_fill(double* x, double* y, double* w, double* v, std::int64_t n) 
 /// The hand loop: z = x*y + std::sin(w)*std::exp(-v) over a[0..3] into a[4] (lz_perf::arrays
 /// order), on the calling thread or split by lazuli's parallel_for into ~4 chunks per thread.
 inline void w2_hand(const arrays<double>& a, std::int64_t n, int threads) {
-  auto range = [&a](lz::index_t lo, lz::index_t hi) {
-    for (lz::index_t i = lo; i < hi; ++i)
-      a[4][i] = a[0][i] * a[1][i] + std::sin(a[2][i]) * std::exp(-a[3][i]);
+  double* z = a[4];
+  const double *x = a[0], *y = a[1], *w = a[2], *v = a[3];
+  auto range = [=](lz::index_t lo, lz::index_t hi) {
+    for (lz::index_t i = lo; i < hi; ++i) z[i] = x[i] * y[i] + std::sin(w[i]) * std::exp(-v[i]);
   };
   if (threads == 1)
     range(0, n);
