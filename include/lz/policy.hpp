@@ -39,6 +39,11 @@ concept host_policy = requires {
 }
 &&(P::kind != exec_kind::device);
 
+namespace detail {
+/// The default of tuning::reduce_prefetch on this CPU (kernels/common/tuning.cpp).
+index_t default_reduce_prefetch() noexcept;
+} // namespace detail
+
 /// Run-time thresholds (adjust with `lz::thresholds().parallel_work = ...`).
 struct tuning {
   /// Work (elements x per-element cost in adds) from which the automatic policy uses threads.
@@ -66,6 +71,14 @@ struct tuning {
   /// Elements per reduction block: partial sums are combined pairwise over blocks, so the
   /// result is independent of the thread count (perf/reduce_bench, W3).
   index_t reduce_block = 4096;
+  /// Operand bytes from which contiguous full reductions (sum, dot, norm2, ...) issue software
+  /// prefetches 16 KiB ahead of the loads; 0 never. The hardware prefetcher alone keeps too few
+  /// misses in flight on some cores and more than enough on others, so the default depends on
+  /// the CPU; lz::calibrate measures it. perf/w3_paired (W3 = sum((x - y)^2), n = 1e7, 1 thread,
+  /// time with prefetches / without): Intel Ice Lake 0.95 -> on from 8 MiB (as stream_bytes);
+  /// AMD EPYC Zen 3 1.08-1.18 at every distance from 2 to 64 KiB -> off. Other CPUs: off (no
+  /// measurement says the extra instructions pay).
+  index_t reduce_prefetch = detail::default_reduce_prefetch();
   /// Products whose operands BLAS cannot take (non-unit strides both ways, negative strides):
   /// below this many multiply-adds (m·n·k) lazuli's own any-stride kernel runs them without
   /// allocating; above it the operand is copied into a BLAS layout first (perf/gemm_bench:

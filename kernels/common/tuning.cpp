@@ -15,10 +15,11 @@ struct field {
   index_t tuning::*member;
 };
 constexpr field fields[] = {
-    {"parallel_work", &tuning::parallel_work}, {"tile", &tuning::tile},
-    {"reduce_block", &tuning::reduce_block},   {"gemm_copy_flops", &tuning::gemm_copy_flops},
-    {"level1_blas", &tuning::level1_blas},     {"dot_blas", &tuning::dot_blas},
-    {"dot_blas_max", &tuning::dot_blas_max}};
+    {"parallel_work", &tuning::parallel_work},    {"tile", &tuning::tile},
+    {"reduce_block", &tuning::reduce_block},      {"gemm_copy_flops", &tuning::gemm_copy_flops},
+    {"level1_blas", &tuning::level1_blas},        {"dot_blas", &tuning::dot_blas},
+    {"dot_blas_max", &tuning::dot_blas_max},      {"stream_bytes", &tuning::stream_bytes},
+    {"reduce_prefetch", &tuning::reduce_prefetch}};
 
 } // namespace
 
@@ -86,6 +87,14 @@ tuning load_tuning(const std::string& path) {
 }
 
 namespace detail {
+index_t default_reduce_prefetch() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init(); // may run before the constructors that would initialise it
+  if (__builtin_cpu_is("intel")) return index_t(8) << 20;
+#endif
+  return 0;
+}
+
 tuning initial_tuning() {
   if (const char* path = std::getenv("LZ_CONFIG"); path && *path) {
     try {

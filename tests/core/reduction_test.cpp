@@ -412,6 +412,40 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(reductions_are_bit_identical_for_any_thread_count,
   BOOST_TEST(same_bits(lz::eval(lz::simd, lz::sum(x)), sums[0]));
 }
 
+// A contiguous 1-d reduction runs its blocks directly (run_reduce's fast path); the same data
+// seen as a contiguous matrix goes through the planned loop and the block grid. Both walk the
+// same blocks, so they give the same bits, with or without software prefetches (issued from
+// thresholds().reduce_prefetch operand bytes; 1 forces them, 0 turns them off).
+BOOST_AUTO_TEST_CASE_TEMPLATE(contiguous_reductions_give_the_same_bits_on_every_path, T,
+                              float_types) {
+  const index_t rows = 1500, cols = 1333, n = rows * cols;
+  auto x = random_tensor<T, 1>({n}, 0xfa57 + sizeof(T), values::plain);
+  auto y = random_tensor<T, 1>({n}, 0xfa58 + sizeof(T), values::plain);
+  const auto xm = lz::adopt(x.data(), {rows, cols}), ym = lz::adopt(y.data(), {rows, cols});
+  const lz::tuning saved = lz::thresholds();
+  std::vector<T> got;
+  for (lz::index_t prefetch : {0, 1}) {
+    lz::thresholds().reduce_prefetch = prefetch;
+    for (auto p : {0, 1}) { // one thread, then the automatic policy's threads
+      auto run = [&](const auto& a, const auto& b) {
+        return p ? T(lz::sum(lz::square(a - b)))
+                 : T(lz::eval(lz::simd, lz::sum(lz::square(a - b))));
+      };
+      got.push_back(run(x, y));
+      got.push_back(run(xm, ym));
+    }
+  }
+  lz::thresholds() = saved;
+  long double want = 0;
+  for (index_t i = 0; i < n; ++i) want += (long double)(x(i) - y(i)) * (x(i) - y(i));
+  const double eps = std::numeric_limits<T>::epsilon();
+  // The differences are rounded as in the reference; each square once more (eps/2 relative).
+  const double tol = tolerance("sum", eps, double(want), 0, n) + eps * double(want);
+  BOOST_TEST(std::fabs(double(got[0]) - double(want)) <= tol, got[0] << " vs " << double(want));
+  for (std::size_t k = 1; k < got.size(); ++k)
+    BOOST_TEST(same_bits(got[k], got[0]), "variant " << k << ": " << got[k] << " vs " << got[0]);
+}
+
 // Pairwise summation: the error grows like log n, not n. 1e7 positive floats spanning 2^±20
 // (the worst case for a running sum, which loses the small terms once the total is large).
 BOOST_AUTO_TEST_CASE(float_sums_of_1e7_mixed_magnitudes_are_accurate) {

@@ -18,6 +18,10 @@ BOOST_AUTO_TEST_CASE(calibrate_measures_reports_and_applies_thresholds) {
   BOOST_TEST(lz::to_string(lz::thresholds()) == lz::to_string(c.measured));
   BOOST_TEST(c.report.find("products with awkward strides") != std::string::npos, c.report);
   BOOST_TEST(c.report.find("axpy") != std::string::npos, c.report);
+  BOOST_TEST(c.report.find("software prefetch") != std::string::npos, c.report);
+  BOOST_TEST((c.measured.reduce_prefetch == 0 ||
+              c.measured.reduce_prefetch ==
+                  (before.reduce_prefetch > 0 ? before.reduce_prefetch : 8 << 20)));
   BOOST_TEST(c.measured.gemm_copy_flops > 0);
   BOOST_TEST(c.measured.parallel_work > 0);
   lz::thresholds() = before;
@@ -28,6 +32,8 @@ BOOST_AUTO_TEST_CASE(tuning_files_round_trip_and_reject_garbage) {
   t.parallel_work = 12345;
   t.tile = 64;
   t.use_syrk = false;
+  t.stream_bytes = 1 << 20;
+  t.reduce_prefetch = 12345678;
   const std::string path = "calibrate_test_tuning.cfg";
   lz::save_tuning(path, t);
   BOOST_TEST(lz::to_string(lz::load_tuning(path)) == lz::to_string(t));

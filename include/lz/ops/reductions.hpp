@@ -19,7 +19,7 @@ kernels::cpu::reduce_options reduce_options_for(int cost, bool keep_order) {
   o.cost = cost;
   o.block = thresholds().reduce_block;
   o.keep_order = keep_order;
-  o.prefetch_bytes = thresholds().stream_bytes; // "larger than the cache", as for stores
+  o.prefetch_bytes = thresholds().reduce_prefetch;
   return o;
 }
 

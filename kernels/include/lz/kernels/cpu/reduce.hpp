@@ -48,9 +48,10 @@ struct reduce_options {
   index_t block = 4096;
   bool keep_order = false; ///< arg-reductions: iterate in logical order (indices count)
   /// Operand bytes from which contiguous blocks prefetch `prefetch_distance` elements ahead
-  /// (0: never). One core's bandwidth from memory is bounded by the misses it keeps in flight;
-  /// software prefetches 16 KiB ahead add to the hardware prefetcher's (W3 n=1e7: 0.95x the
-  /// time without; in cache they only cost issue slots: W3 n=1e5 1.1x, hence the threshold).
+  /// (0: never; lz::thresholds().reduce_prefetch). One core's bandwidth from memory is bounded
+  /// by the misses it keeps in flight; on an Ice Lake software prefetches 16 KiB ahead added to
+  /// the hardware prefetcher's (W3 n=1e7: 0.95x the time without; in cache they only cost issue
+  /// slots: W3 n=1e5 1.1x, hence the threshold); on a Zen 3 they cost 8-18% at any distance.
   index_t prefetch_bytes = 0;
   index_t prefetch_distance = 2048;
 };
@@ -123,17 +124,24 @@ struct red_acc {
       s->tail = A{V{}, -1};
     else
       s->tail = Op::template identity<A>();
-    if constexpr (S)
-      for (int j = 0; j < U * W; ++j) s->lanes[j] = Op::template identity<V>();
+    if constexpr (S) { // whole batches: the slab's batch loads are forwarded from these stores
+      const xsimd::batch<V> id(Op::template identity<V>());
+      for (int u = 0; u < U; ++u) id.store_unaligned(s->lanes + u * W);
+    }
   }
 
   static void finish(const void* st, void* partial) {
     const state& s = *static_cast<const state*>(st);
     A r = s.tail;
-    if constexpr (S) { // lanes pairwise: a fixed tree, so the result is reproducible
-      V v[U * W];
-      for (int j = 0; j < U * W; ++j) v[j] = s.lanes[j];
-      for (int width = U * W; width > 1; width /= 2)
+    if constexpr (S) {           // a fixed tree, so the result is reproducible: the U accumulators
+      using B = xsimd::batch<V>; // pairwise as batches, then the W lanes of the last pairwise
+      B b[U];
+      for (int u = 0; u < U; ++u) b[u] = B::load_unaligned(s.lanes + u * W);
+      for (int width = U; width > 1; width /= 2)
+        for (int j = 0; j < width / 2; ++j) b[j] = Op::combine(b[2 * j], b[2 * j + 1]);
+      alignas(64) V v[W];
+      b[0].store_aligned(v);
+      for (int width = W; width > 1; width /= 2)
         for (int j = 0; j < width / 2; ++j) v[j] = Op::combine(v[2 * j], v[2 * j + 1]);
       r = Op::combine(v[0], r);
     }

@@ -1,0 +1,91 @@
+// W3 paired: s = sum((x - y)^2) on n doubles, one thread, lazuli (`lz::sum(lz::square(x - y))`,
+// the default policy), Eigen's `(x - y).squaredNorm()` and the `omp simd` hand loop timed in
+// turns inside one process, a few calls at a time, many rounds. Each round gives lazuli/Eigen and
+// lazuli/hand from measurements taken milliseconds apart; the medians over rounds are the
+// figures (separately timed Google Benchmark medians of W3 at n = 1e7 put lazuli at 1.01-1.16x
+// Eigen on the same build within minutes on this shared machine).
+//
+//   build/perf/w3_paired                 # n = 1e7, 21 rounds
+//   build/perf/w3_paired 100000 101      # n = 1e5 (in cache), 101 rounds
+//   LZ_CONFIG=c.cfg build/perf/w3_paired # with other tuning (reduce_block, stream_bytes)
+#include <support/anchors.hpp>
+#include <support/bench_support.hpp>
+
+#include <lz/lz.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+namespace {
+
+using lz_perf::median;
+using lz_perf::ns_per_call;
+
+__attribute__((noinline)) double hand(const double* x, const double* y, long n) {
+  double s = 0;
+#pragma omp simd reduction(+ : s)
+  for (long i = 0; i < n; ++i) {
+    const double d = x[i] - y[i];
+    s += d * d;
+  }
+  return s;
+}
+
+void line(const char* name, const std::vector<double>& r) {
+  std::printf("  lazuli/%-6s %.3f  (min %.3f max %.3f)\n", name, median(r),
+              *std::min_element(r.begin(), r.end()), *std::max_element(r.begin(), r.end()));
+}
+
+void run(long n, int rounds) {
+  lz_perf::arrays<double> a(2, n);
+  lz_perf::fill_uniform(a[0], n, 1), lz_perf::fill_uniform(a[1], n, 2);
+  auto x = lz::adopt(a[0], {n}), y = lz::adopt(a[1], {n});
+  lz::set_num_threads(1);
+  const long calls = std::max(3L, 20'000'000L / (n + 100)); // a few ms to ~0.3 s per block
+  volatile double sink = 0;
+  double s_lz = 0, s_hand = 0;
+  auto lazuli = [&] { sink = s_lz = lz::sum(lz::square(x - y)); };
+  auto handf = [&] { sink = s_hand = hand(a[0], a[1], n); };
+#if LZ_HAVE_EIGEN
+  using V = Eigen::Map<const Eigen::VectorXd, Eigen::Aligned64>;
+  const V ex(a[0], n), ey(a[1], n);
+  auto eigen = [&] { sink = (ex - ey).squaredNorm(); };
+#endif
+  std::vector<double> tl, th, te, rh, re;
+  for (int r = 0; r < rounds; ++r) {
+    // Three orders in turn, so that no variant always follows the same one.
+    double l = 0, h = 0, e = 0;
+    for (int k = 0; k < 3; ++k) {
+      const int which = (k + r) % 3;
+      if (which == 0) l = ns_per_call(lazuli, calls);
+      if (which == 1) h = ns_per_call(handf, calls);
+#if LZ_HAVE_EIGEN
+      if (which == 2) e = ns_per_call(eigen, calls);
+#endif
+    }
+    tl.push_back(l), th.push_back(h), rh.push_back(l / h);
+    if (e > 0) te.push_back(e), re.push_back(l / e);
+  }
+  (void)sink;
+  if (std::abs(s_lz - s_hand) > 1e-9 * std::abs(s_hand)) {
+    std::printf("W3 n=%ld: lazuli %.17g differs from the hand loop %.17g\n", n, s_lz, s_hand);
+    std::exit(1);
+  }
+  std::printf("W3 n=%ld, %d rounds of %ld calls: lazuli %.2f us, hand %.2f us", n, rounds, calls,
+              1e-3 * median(tl), 1e-3 * median(th));
+  if (!te.empty()) std::printf(", Eigen %.2f us", 1e-3 * median(te));
+  std::printf(" (medians)\n");
+  line("hand", rh);
+  if (!re.empty()) line("Eigen", re);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  const long n = argc > 1 ? std::atol(argv[1]) : 10'000'000L;
+  const int rounds = argc > 2 ? std::atoi(argv[2]) : 21;
+  run(n, rounds);
+}
