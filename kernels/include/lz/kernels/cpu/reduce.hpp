@@ -133,8 +133,10 @@ struct red_acc {
   static void finish(const void* st, void* partial) {
     const state& s = *static_cast<const state*>(st);
     A r = s.tail;
-    if constexpr (S) {           // a fixed tree, so the result is reproducible: the U accumulators
-      using B = xsimd::batch<V>; // pairwise as batches, then the W lanes of the last pairwise
+    // A fixed tree, so the result is reproducible: the U accumulators pairwise as batches, then
+    // the W lanes of the batch that remains, pairwise.
+    if constexpr (S) {
+      using B = xsimd::batch<V>;
       B b[U];
       for (int u = 0; u < U; ++u) b[u] = B::load_unaligned(s.lanes + u * W);
       for (int width = U; width > 1; width /= 2)
