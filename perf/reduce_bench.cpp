@@ -4,6 +4,7 @@
 // computes on the same arrays (lz_perf::arrays), wrapped by each library.
 #include "support/anchors.hpp"
 #include "support/bench_support.hpp"
+#include "support/w3.hpp"
 
 #include <lz/lz.hpp>
 
@@ -13,6 +14,7 @@ namespace {
 
 using lz_perf::arrays;
 using lz_perf::fill_uniform;
+using lz_perf::w3_simd;
 using std::int64_t;
 
 void w3_lazuli(benchmark::State& st, int mode) { // 0: lz::simd, 1: default, 2: lz::par on 2T
@@ -37,17 +39,6 @@ void w3_lazuli(benchmark::State& st, int mode) { // 0: lz::simd, 1: default, 2: 
 // The obvious loop: one serial add chain (the compiler may not reassociate it).
 double w3_plain(const double* x, const double* y, int64_t lo, int64_t hi) {
   double s = 0;
-  for (int64_t i = lo; i < hi; ++i) {
-    const double d = x[i] - y[i];
-    s += d * d;
-  }
-  return s;
-}
-
-// The vectorised loop: `omp simd` lets the compiler keep several partial sums.
-double w3_simd(const double* x, const double* y, int64_t lo, int64_t hi) {
-  double s = 0;
-#pragma omp simd reduction(+ : s)
   for (int64_t i = lo; i < hi; ++i) {
     const double d = x[i] - y[i];
     s += d * d;

@@ -7,9 +7,10 @@
 //
 //   build/perf/w3_paired                 # n = 1e7, 21 rounds
 //   build/perf/w3_paired 100000 101      # n = 1e5 (in cache), 101 rounds
-//   LZ_CONFIG=c.cfg build/perf/w3_paired # with other tuning (reduce_block, stream_bytes)
+//   LZ_CONFIG=c.cfg build/perf/w3_paired # with other tuning (reduce_block, reduce_prefetch)
 #include <support/anchors.hpp>
 #include <support/bench_support.hpp>
+#include <support/w3.hpp>
 
 #include <lz/lz.hpp>
 
@@ -23,16 +24,6 @@ namespace {
 
 using lz_perf::median;
 using lz_perf::ns_per_call;
-
-__attribute__((noinline)) double hand(const double* x, const double* y, long n) {
-  double s = 0;
-#pragma omp simd reduction(+ : s)
-  for (long i = 0; i < n; ++i) {
-    const double d = x[i] - y[i];
-    s += d * d;
-  }
-  return s;
-}
 
 void line(const char* name, const std::vector<double>& r) {
   std::printf("  lazuli/%-6s %.3f  (min %.3f max %.3f)\n", name, median(r),
@@ -48,7 +39,7 @@ void run(long n, int rounds) {
   volatile double sink = 0;
   double s_lz = 0, s_hand = 0;
   auto lazuli = [&] { sink = s_lz = lz::sum(lz::square(x - y)); };
-  auto handf = [&] { sink = s_hand = hand(a[0], a[1], n); };
+  auto handf = [&] { sink = s_hand = lz_perf::w3_simd(a[0], a[1], 0, n); };
 #if LZ_HAVE_EIGEN
   using V = Eigen::Map<const Eigen::VectorXd, Eigen::Aligned64>;
   const V ex(a[0], n), ey(a[1], n);

@@ -142,6 +142,16 @@ void pairwise_parallel(const Leaf& leaf, const reduce_kernels& k, index_t nblock
   combine(combine, 0, nblocks, depth, out);
 }
 
+// Elements ahead to prefetch in a contiguous reduction of `size` elements over ops[1..count):
+// opt.prefetch_distance once the operands' bytes reach opt.prefetch_bytes, else 0.
+index_t prefetch_for(const reduce_options& opt, index_t size, const detail::operand* ops,
+                     int count) {
+  if (opt.prefetch_bytes <= 0) return 0;
+  index_t bytes = 0;
+  for (int j = 1; j < count; ++j) bytes += size * ops[j].esize;
+  return bytes >= opt.prefetch_bytes ? opt.prefetch_distance : 0;
+}
+
 int threads_for(const reduce_options& opt, index_t work) {
   if (!opt.threads || work < opt.parallel_work) return 1;
   return num_threads();
@@ -181,13 +191,10 @@ void run_reduce(int rank, const index_t* ext, int count, detail::operand* ops,
   // 4096; perf/w3_paired).
   if (rank == 1 && ext[0] > 0) {
     bool unit = true;
-    index_t bytes = 0;
     for (int j = 0; j < count; ++j) unit = unit && ops[j].strides[0] == 1;
-    for (int j = 1; j < count; ++j) bytes += ext[0] * ops[j].esize;
     if (unit) {
       const index_t n = ext[0];
-      const index_t prefetch =
-          opt.prefetch_bytes > 0 && bytes >= opt.prefetch_bytes ? opt.prefetch_distance : 0;
+      const index_t prefetch = prefetch_for(opt, n, ops, count);
       auto leaf = [&](index_t bi, void* part) {
         char* ptr[max_operands];
         index_t s_in[max_operands], s_out[max_operands];
@@ -226,11 +233,7 @@ void run_reduce(int rank, const index_t* ext, int count, detail::operand* ops,
     g.chunk = g.inner;
     g.cpr = 1;
   }
-  if (opt.prefetch_bytes > 0 && p.m == mode::unit) {
-    index_t bytes = 0;
-    for (int j = 1; j < count; ++j) bytes += p.size * p.ops[j].esize;
-    if (bytes >= opt.prefetch_bytes) g.prefetch = opt.prefetch_distance;
-  }
+  if (p.m == mode::unit) g.prefetch = prefetch_for(opt, p.size, p.ops, count);
   const int threads = threads_for(opt, p.size * opt.cost);
   reduce_blocks([&](index_t bi, void* part) { g.reduce_block(bi, part); }, k, g.count(), threads,
                 out);
