@@ -36,6 +36,20 @@ struct workspace {
 // Runs one table row. make(ws) returns {destination view, expression} built over ws; the
 // destination and the expression may share any memory. `temps`: the plan temporaries the
 // assignment takes (-1: the case only checks values). `compound`: += instead of =.
+// The checks of one policy's run, compiled once per file (not once per row and policy).
+void check_fresh(const std::string& name, const char* pname, bool fresh_is_reference) {
+  BOOST_TEST(fresh_is_reference, name << " under " << pname << ": fresh != reference");
+}
+
+void check_torture_outcome(const std::string& name, const char* pname, index_t bad, int temps,
+                           unsigned temporaries) {
+  BOOST_TEST(bad < 0, name << " under " << pname << ": workspace differs at " << bad
+                           << " from evaluation into fresh memory");
+  if (temps >= 0)
+    BOOST_TEST(temporaries == unsigned(temps), name << " under " << pname << ": " << temporaries
+                                                    << " temporaries, expected " << temps);
+}
+
 template <class Make>
 void torture(const std::string& name, int temps, Make make, bool compound = false) {
   const workspace initial;
@@ -46,7 +60,7 @@ void torture(const std::string& name, int temps, Make make, bool compound = fals
       auto [d, e] = make(want);
       const auto fresh = lz::eval(pol, e);
       const auto ref = reference(e);
-      BOOST_TEST(same_values(fresh, ref), name << " under " << pname << ": fresh != reference");
+      check_fresh(name, pname, same_values(fresh, ref));
       if (compound)
         lz::assign(lz::seq, d, lz::eval(lz::seq, d + fresh));
       else
@@ -63,12 +77,7 @@ void torture(const std::string& name, int temps, Make make, bool compound = fals
     index_t bad = -1;
     for (index_t i = 0; i < ws_size && bad < 0; ++i)
       if (std::memcmp(got.p(i), want.p(i), sizeof(double)) != 0) bad = i;
-    BOOST_TEST(bad < 0, name << " under " << pname << ": workspace differs at " << bad
-                             << " from evaluation into fresh memory");
-    if (temps >= 0)
-      BOOST_TEST(st.temporaries == unsigned(temps), name << " under " << pname << ": "
-                                                         << st.temporaries
-                                                         << " temporaries, expected " << temps);
+    check_torture_outcome(name, pname, bad, temps, st.temporaries);
   });
 }
 
