@@ -478,8 +478,9 @@ BOOST_AUTO_TEST_CASE(tails_updates_and_same_position_aliasing_match_the_referenc
 }
 
 BOOST_AUTO_TEST_CASE(cheap_trees_run_narrow_batches_and_expensive_trees_the_widest) {
-  // docs/architecture.md, "Batch widths": a tree of a few adds per element is load/store-bound
-  // and runs 256-bit batches on an AVX-512 target; transcendentals keep xsimd's widest.
+  // docs/decisions/batch-width-256-for-cheap-trees.md: a tree of a few adds per element is
+  // load/store-bound and runs 256-bit batches on an AVX-512 target; transcendentals keep xsimd's
+  // widest.
   namespace cpu = lz::kernels::cpu;
   using set = std::integral_constant<lz::detail::assign_op, lz::detail::assign_op::set>;
   lz::tensor<double, 1> x(64), y(64);

@@ -113,8 +113,8 @@ requires(!device_scalars<A>) auto negate_(const A& a) -> decltype(-a) {
 // (512-bit targets, or LZ_OUTLINE_MATH: lz/simd.hpp), it calls the copy compiled once in the
 // library (kernels/cpu/vmath.cpp); otherwise the body is inlined. Inlined, xsimd's exp/sin/tanh
 // bodies are the largest part of what a user's file compiles per tree (perf/compile,
-// docs/architecture.md); called, they cost a call per batch, which is free beside 8 doubles of
-// a transcendental but not beside 4 (AVX2: W2 1.4x).
+// docs/decisions/transcendentals-compiled-once.md); called, they cost a call per batch, which is
+// free beside 8 doubles of a transcendental but not beside 4 (AVX2: W2 1.4x).
 struct exp_b {
   template <class A>
   static A run(const A& a) {

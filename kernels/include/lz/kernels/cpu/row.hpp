@@ -240,9 +240,9 @@ inline constexpr int unroll_cost = 8;
 /// The batches of cheap trees on an AVX-512 target: 256 bits. A tree of a few adds per element
 /// is bound by loads and stores, which 512-bit registers do not make faster in cache, and they
 /// lost there: z = 2.5*x + 1.5*y on 1000 doubles in L1 ran ~150 ns with 256-bit batches at
-/// every relative alignment of x, y, z tried, 160-250 ns with 512-bit ones (docs/architecture.md,
-/// "Batch widths"). GCC's -march for these cores makes the same choice
-/// (-mprefer-vector-width=256).
+/// every relative alignment of x, y, z tried, 160-250 ns with 512-bit ones
+/// (docs/decisions/batch-width-256-for-cheap-trees.md). GCC's -march for these cores makes the
+/// same choice (-mprefer-vector-width=256).
 using narrow_arch = xsimd::fma3<xsimd::avx2>;
 #else
 using narrow_arch = xsimd::default_arch;
@@ -308,7 +308,7 @@ inline constexpr int slab_stream = 1;
 /// @pre every row of the destination starts batch-aligned. The compiled driver runs each row's
 /// unaligned head and partial last batch on copies padded to a whole batch, and fences the
 /// streaming stores, so that this code, instantiated per tree, is one vector loop: no scalar
-/// tail, no peel (docs/architecture.md, "Per tree, one vector loop").
+/// tail, no peel (docs/decisions/one-vector-loop-per-tree.md).
 template <class D, class E, bool Simd, detail::assign_op Op>
 void slab_kernel(const void* ctx, char* const* p, const index_t* so, index_t rows, index_t n,
                  [[maybe_unused]] int flags) {
