@@ -13,11 +13,6 @@ namespace {
 using namespace lz_test;
 using lz::index_t;
 
-// Runs `assign(policy)` (which writes into memory of `t`) under every policy, each time from the
-// same initial contents, and compares the destination `dst()` with `expr()` evaluated into fresh
-// memory beforehand under the same policy (bit for bit) and with the reference (within
-// `rel`: 0 for elementwise trees; reductions accumulate in another order than the reference).
-// `temps` is how many plan temporaries the assignment may take.
 // What one policy's assignment produced, judged once per file (not once per case and policy).
 struct alias_outcome {
   bool same_as_fresh;
@@ -39,6 +34,11 @@ void check_alias_outcome(const std::string& what, const char* pname, const alias
   BOOST_TEST(st.allocations == temps, what << " under " << pname << " allocated");
 }
 
+// Runs `assign(policy)` (which writes into memory of `t`) under every policy, each time from the
+// same initial contents, and compares the destination `dst()` with `expr()` evaluated into fresh
+// memory beforehand under the same policy (bit for bit) and with the reference (within
+// `rel`: 0 for elementwise trees; reductions accumulate in another order than the reference).
+// `temps` is how many plan temporaries the assignment may take.
 template <class T, std::size_t R, class Dst, class Expr, class Assign>
 void check_alias(const std::string& what, lz::tensor<T, R>& t, Dst dst, Expr expr, Assign assign,
                  unsigned temps, double rel = 0) {

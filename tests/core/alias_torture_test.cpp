@@ -33,9 +33,6 @@ struct workspace {
   lz::tensor_view<double, 1> vec(index_t off, index_t n) { return lz::adopt(p(off), {n}, {1}); }
 };
 
-// Runs one table row. make(ws) returns {destination view, expression} built over ws; the
-// destination and the expression may share any memory. `temps`: the plan temporaries the
-// assignment takes (-1: the case only checks values). `compound`: += instead of =.
 // The checks of one policy's run, compiled once per file (not once per row and policy).
 void check_fresh(const std::string& name, const char* pname, bool fresh_is_reference) {
   BOOST_TEST(fresh_is_reference, name << " under " << pname << ": fresh != reference");
@@ -50,6 +47,9 @@ void check_torture_outcome(const std::string& name, const char* pname, index_t b
                                                     << " temporaries, expected " << temps);
 }
 
+// Runs one table row. make(ws) returns {destination view, expression} built over ws; the
+// destination and the expression may share any memory. `temps`: the plan temporaries the
+// assignment takes (-1: the case only checks values). `compound`: += instead of =.
 template <class Make>
 void torture(const std::string& name, int temps, Make make, bool compound = false) {
   const workspace initial;
