@@ -34,6 +34,9 @@ void assign_with(const P& pol, tensor_view<T, R> dst, const E& e) {
                 "lz: this expression reads device memory: evaluate it on the device "
                 "(lz::assign(lz::device, d, e), lz::eval(lz::device, e)) or copy it with "
                 "lz::to_host");
+  static_assert(space_v<E> == memory_space::device || within_space<E>(memory_space::host),
+                "lz: this expression reads memory outside the host's space; move it explicitly "
+                "first");
   if constexpr (scalar_like<E>) {
     fusion::execute<Op>(pol, dst, scalar_expr<T>{static_cast<T>(e)});
   } else {

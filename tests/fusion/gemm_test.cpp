@@ -228,6 +228,47 @@ BOOST_AUTO_TEST_CASE(non_blas_operand_is_explained_and_still_correct) {
   BOOST_TEST(max_rel_error(Cs, reference(As * Bs)) < 1e-12);
 }
 
+// The same strided operand on both sides of a large product is copied into a BLAS layout once:
+// S*S reads the copy twice, S*transpose(S) reads it once as is and once transposed.
+BOOST_AUTO_TEST_CASE(a_strided_operand_used_twice_in_one_product_is_copied_once) {
+  matrix_factory<double> f(19);
+  for (const index_t n : {64, 97}) {
+    const auto S = f.make(n, n, layout_kind::strided2);
+    lz::matrix<double> C(n, n);
+    for (int variant = 0; variant < 2; ++variant) {
+      recording rec;
+      lz::reset_stats();
+      if (variant == 0)
+        C = S * S;
+      else
+        C = S * lz::transpose(S);
+      BOOST_TEST(lz::stats().temporaries == 1u, "n=" << n << " variant " << variant);
+      BOOST_TEST(lz::stats().bytes_allocated == std::uint64_t(n * n) * sizeof(double));
+      const auto& c = rec.only();
+      BOOST_TEST(c.routine == std::string("dgemm"));
+      BOOST_TEST(char(c.tb) == (variant == 0 ? 'N' : 'T'));
+      const auto St = lz::transpose(S);
+      const auto want = variant == 0 ? reference(S * S) : reference(S * St);
+      const auto scale =
+          variant == 0 ? reference(lz::abs(S) * lz::abs(S)) : reference(lz::abs(S) * lz::abs(St));
+      BOOST_TEST(worst_ratio(C, want, scale, gamma_k<double>(n)) <= 1.0);
+    }
+    const std::string plan = lz::explain(C, S * S);
+    BOOST_TEST(plan.find("the right operand is the left one's memory: copied once") !=
+                   std::string::npos,
+               plan);
+    BOOST_TEST(plan.find("temporaries: 1") != std::string::npos, plan);
+  }
+  // Two different strided operands are still copied once each.
+  const auto P = f.make(64, 64, layout_kind::strided2), Q = f.make(64, 64, layout_kind::strided2);
+  lz::matrix<double> C(64, 64);
+  lz::reset_stats();
+  C = P * Q;
+  BOOST_TEST(lz::stats().temporaries == 2u);
+  BOOST_TEST(worst_ratio(C, reference(P * Q), reference(lz::abs(P) * lz::abs(Q)),
+                         gamma_k<double>(64)) <= 1.0);
+}
+
 BOOST_AUTO_TEST_CASE(transpose_of_a_product_is_one_gemm_with_swapped_operands) {
   auto A = rnd(12, 8, 17), B = rnd(8, 6, 18);
   lz::matrix<double> C(6, 12);

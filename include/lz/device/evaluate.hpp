@@ -258,6 +258,9 @@ void device_assign_with(const device_policy& pol, device_view<T, R> dst, const E
     static_assert(space_v<E> != memory_space::host,
                   "lz: the expression reads host memory: copy it to the device first "
                   "(lz::to_device(x)); lazuli never transfers implicitly");
+    static_assert(space_v<E> == memory_space::host || within_space<E>(memory_space::device),
+                  "lz: the expression reads memory outside the device's space; move it "
+                  "explicitly first");
     static_assert(rank_v<E> == R || rank_v<E> == 0,
                   "lz: the expression's rank differs from the destination's rank");
     if constexpr (rank_v<E> == R && R > 0) {

@@ -50,8 +50,6 @@ constexpr void require_device_element() {
 /// Runs each step on the device as it is lowered (the normal path of a device assignment).
 class device_exec_sink {
  public:
-  static constexpr bool executes = true;
-  static constexpr bool on_device = true;
   template <class U, std::size_t R>
   using view = device_view<U, R>;
 
@@ -148,15 +146,12 @@ class device_exec_sink {
     pass();
   }
 
-  /// The reduce rule on the device; false when it does not apply (the nested rule then plans
-  /// the reduction into a temporary).
+  /// A reduction step straight into dst (the reduce rule decided that it applies).
   template <assign_op Op, class T, std::size_t R, class E>
-  bool reduce(const device_policy& pol, device_view<T, R> dst, const E& e) {
+  void reduce(const device_policy& pol, device_view<T, R> dst, const E& e) {
     if constexpr (fusion::is_axis_reduction_v<E>) {
-      if (dst.shape() != e.shape() || leaves_touch(dst, e.arg)) return false;
       device_reduce_axis<Op>(pol, dst, e, temps_);
-      return true;
-    } else if constexpr (R == 0) {
+    } else {
       const auto v = device_reduce_full(pol, e);
       T cur{};
       if constexpr (Op != assign_op::set)
@@ -165,9 +160,6 @@ class device_exec_sink {
       cur = kernels::dev::apply_assign<Op>(cur, v);
       kernels::dev::copy(dst.data(), &cur, sizeof(T), kernels::dev::copy_kind::host_to_device,
                          pol.stream);
-      return true;
-    } else {
-      return false;
     }
   }
   /// The map rule on the device: one Thrust loop (no opaque nodes are left in e).
@@ -187,6 +179,8 @@ class device_exec_sink {
   device_temps& temps_;
   int ntemps_ = 0;
 };
+
+static_assert(fusion::plan_sink<device_exec_sink, device_policy>);
 
 /// Text of the device map rule for dst ⊕= e (a dry kernel build: nothing runs).
 template <assign_op Op, class T, std::size_t R, class E>
@@ -211,7 +205,6 @@ std::string device_map_text(const device_policy& pol, device_view<T, R> dst, con
 /// the build runs them (cublasDgemm on a GPU, cblas_dgemm on the host system).
 class device_explain_sink : public fusion::explain_sink {
  public:
-  static constexpr bool on_device = true;
   template <class U, std::size_t R>
   using view = device_view<U, R>;
 
@@ -289,26 +282,18 @@ class device_explain_sink : public fusion::explain_sink {
   }
 
   template <assign_op Op, class T, std::size_t R, class E>
-  bool reduce(const device_policy&, device_view<T, R> dst, const E& e) {
+  void reduce(const device_policy&, device_view<T, R> dst, const E& e) {
     if constexpr (fusion::is_axis_reduction_v<E>) {
-      if (dst.shape() != e.shape() || leaves_touch(dst, e.arg)) {
-        note({"reduce rule skipped: the destination overlaps the operand or is broadcast"});
-        return false;
-      }
       step(std::string("reduce ") + std::remove_cvref_t<E>::op_name() + " along axis " +
                std::to_string(e.axis) + " (" + std::to_string(e.arg.shape()[e.axis]) + ") → " +
                name_of(dst.data()) + to_string(dst.layout()) + ": one thrust::for_each_n over " +
                std::to_string(dst.size()) + " outputs",
            "reduce");
-      return true;
-    } else if constexpr (R == 0) {
+    } else {
       step(std::string("reduce ") + std::remove_cvref_t<E>::op_name() + " over " +
                to_string(e.arg.shape()) + " → " + name_of(dst.data()) +
                ": one thrust::transform_reduce, the value copied into place",
            "reduce");
-      return true;
-    } else {
-      return false;
     }
   }
   template <assign_op Op, class T, std::size_t R, class E>
@@ -330,7 +315,7 @@ class device_explain_sink : public fusion::explain_sink {
 //   → ONE cuBLASLt matmul with the RELU_BIAS epilogue (bias[j] added to column j), when A and B
 //   are device views (any scalars/transposes peeled) in BLAS layouts, dst is row-major with unit
 //   column stride, the bias is a contiguous vector of length n, and nothing overlaps dst.
-//   Otherwise the shared rules plan it (nested: bias loop, gemm β=1, ReLU loop).
+//   Otherwise the shared rules plan it (nested: gemm β=0, one bias+ReLU loop).
 namespace detail_bias_relu {
 
 using fusion::detail_terms::arg_t;
@@ -472,6 +457,8 @@ bool try_bias_relu(Sink& s, const device_policy& pol, device_view<T, 2> dst, con
   });
   return true;
 }
+
+static_assert(fusion::plan_sink<device_explain_sink, device_policy>);
 
 /// Plans dst ⊕= e on the device: the bias+ReLU rule, then the shared rule list.
 template <assign_op Op, class Sink, class T, std::size_t R, class E>

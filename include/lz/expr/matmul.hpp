@@ -52,9 +52,12 @@ template <class A, class B>
 auto make_matmul(A&& a, B&& b) {
   static_assert(rank_v<A> == 2 && (rank_v<B> == 2 || rank_v<B> == 1),
                 "lz::matmul: the left operand must be a matrix and the right a matrix or vector");
-  static_assert((space_v<A> | space_v<B>) != memory_space::mixed,
+  static_assert(!mixes_host_and_device(space_v<A> | space_v<B>),
                 "lz: a product mixes host and device operands; copy one side explicitly with "
                 "lz::to_device(x) or lz::to_host(d)");
+  static_assert(mixes_host_and_device(space_v<A> | space_v<B>) ||
+                    !mixes_spaces(space_v<A> | space_v<B>),
+                "lz: a product mixes memory spaces; move one side explicitly first");
   const auto sa = a.shape();
   const auto sb = b.shape();
   if (sa[1] != sb[0]) detail::throw_matmul_inner(sa.data(), sb.data(), rank_v<B>);

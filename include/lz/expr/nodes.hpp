@@ -173,14 +173,25 @@ LZ_HD constexpr void for_each_arg(const map_expr<F, A...>& e, V&& v) {
   (std::index_sequence_for<A...>{});
 }
 
-/// Where an expression's memory lives. Leaves say it (device leaves declare
+/// Where an expression's memory lives: a set of spaces, one bit each (room for 16; a backend
+/// that brings its own memory takes the next bit). Leaves say it (device leaves declare
 /// `static constexpr memory_space lz_space = memory_space::device`; host tensors and views are
-/// host); scalars go anywhere; a node combines its children. `mixed` is a compile error at the
-/// line that builds the node: lazuli never copies between host and device behind the user's back.
-enum class memory_space : unsigned char { any = 0, host = 1, device = 2, mixed = 3 };
+/// host); scalars go anywhere (`any`, the empty set); a node is the union of its children. A node
+/// over more than one space (`mixes_spaces`) is a compile error at the line that builds it:
+/// lazuli never moves data between spaces behind the user's back.
+enum class memory_space : std::uint16_t { any = 0, host = 1u << 0, device = 1u << 1 };
 
 constexpr memory_space operator|(memory_space a, memory_space b) noexcept {
-  return memory_space(static_cast<unsigned char>(a) | static_cast<unsigned char>(b));
+  return memory_space(static_cast<std::uint16_t>(a) | static_cast<std::uint16_t>(b));
+}
+/// True when the set holds more than one space.
+constexpr bool mixes_spaces(memory_space s) noexcept {
+  const auto v = static_cast<std::uint16_t>(s);
+  return (v & (v - 1u)) != 0;
+}
+/// True when the set holds both host and device (the message names the transfer functions).
+constexpr bool mixes_host_and_device(memory_space s) noexcept {
+  return (s | memory_space::host) == s && (s | memory_space::device) == s;
 }
 
 namespace detail {
@@ -212,6 +223,11 @@ constexpr memory_space space_of() {
 /// Memory space of an expression (or `any` for scalars).
 template <class E>
 inline constexpr memory_space space_v = detail::space_of<E>();
+/// True when every operand of E lives in space `s` (scalars live anywhere).
+template <class E>
+inline constexpr bool within_space(memory_space s) {
+  return (space_v<E> | s) == s;
+}
 
 namespace detail {
 
@@ -248,9 +264,12 @@ map_expr<F, A...> make_map(const char* op, F f, A... args) {
   static_assert(((rank_v<A> == R || rank_v<A> == 0) && ...),
                 "lz: elementwise operands must have the same rank (or be scalars); use "
                 "lz::broadcast_to(x, shape) to broadcast across ranks");
-  static_assert((memory_space::any | ... | space_v<A>) != memory_space::mixed,
+  constexpr memory_space space = (memory_space::any | ... | space_v<A>);
+  static_assert(!mixes_host_and_device(space),
                 "lz: an expression mixes host and device operands; copy one side explicitly "
                 "with lz::to_device(x) or lz::to_host(d)");
+  static_assert(mixes_host_and_device(space) || !mixes_spaces(space),
+                "lz: an expression mixes memory spaces; move one side explicitly first");
   shape_t<R> s{};
   bool first = true;
   (detail::fold_shape<R>(s, first, args, op), ...);

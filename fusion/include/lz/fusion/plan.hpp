@@ -200,9 +200,6 @@ inline constexpr bool generic_gemm_type_v =
 /// Runs every step as it is lowered (the normal path of an assignment).
 class exec_sink {
  public:
-  static constexpr bool executes = true;
-  /// Steps run on the host (device sinks: include/lz/device/plan.hpp).
-  static constexpr bool on_device = false;
   /// The view kind plans build over this sink's memory (temporaries, substituted groups).
   template <class U, std::size_t R>
   using view = tensor_view<U, R>;
@@ -245,6 +242,12 @@ class exec_sink {
   void axpy(const char* rule, const axpy_step<V>& g);
   template <class V>
   void scal(const char* rule, const scal_step<V>& g);
+  /// The map step: dst ⊕= e as one elementwise loop (rules/map.hpp; no opaque node left in e).
+  template <lz::detail::assign_op Op, class P, class T, std::size_t R, class E>
+  void map(const P& pol, tensor_view<T, R> dst, const E& e);
+  /// A reduction step straight into dst (rules/reduce.hpp decided that it applies).
+  template <lz::detail::assign_op Op, class P, class T, std::size_t R, class E>
+  void reduce(const P& pol, tensor_view<T, R> dst, const E& e);
 
  private:
   void keep(void* p) {
@@ -262,8 +265,6 @@ class exec_sink {
 /// Records steps as text instead of running them (lz::explain).
 class explain_sink {
  public:
-  static constexpr bool executes = false;
-  static constexpr bool on_device = false;
   template <class U, std::size_t R>
   using view = tensor_view<U, R>;
 
@@ -341,6 +342,10 @@ class explain_sink {
 
   /// A loop step, already described.
   void loop(const std::string& text, const char* rule) { step(text, rule); }
+  template <lz::detail::assign_op Op, class P, class T, std::size_t R, class E>
+  void map(const P& pol, tensor_view<T, R> dst, const E& e);
+  template <lz::detail::assign_op Op, class P, class T, std::size_t R, class E>
+  void reduce(const P& pol, tensor_view<T, R> dst, const E& e);
 
   /// The whole plan as text.
   std::string text(const std::string& title) const {

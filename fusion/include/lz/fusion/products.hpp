@@ -127,12 +127,26 @@ void emit_gemm(Sink& s, const P& pol, const char* rule, mat<const V> A, mat<cons
           return;
         }
       }
+      // The same strided memory on both sides (S*S, transpose(S)*S) is copied once.
+      const mat<const V> A0 = A;
+      const auto same = [](const mat<const V>& x, const mat<const V>& y) {
+        return x.ptr == y.ptr && x.rows == y.rows && x.cols == y.cols && x.rs == y.rs &&
+               x.cs == y.cs;
+      };
       if (!av.ok) {
         g.A = A = copy_to_blas_layout<V>(s, pol, A, "left operand", rule);
         av = blas_view_of(A, g.o);
       }
       if (!bv.ok) {
-        g.B = B = copy_to_blas_layout<V>(s, pol, B, "right operand", rule);
+        const bool a_copied = A.ptr != A0.ptr;
+        if (a_copied && same(B, A0))
+          g.B = B = A;
+        else if (a_copied && same(B, A0.transposed()))
+          g.B = B = A.transposed();
+        else
+          g.B = B = copy_to_blas_layout<V>(s, pol, B, "right operand", rule);
+        if (s.noting() && B.ptr == A.ptr)
+          s.note({rule, ": the right operand is the left one's memory: copied once"});
         bv = blas_view_of(B, g.o);
       }
     }

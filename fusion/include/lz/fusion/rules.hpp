@@ -20,6 +20,7 @@
 #include <lz/fusion/rules/sum_of_products.hpp>
 #include <lz/fusion/rules/syrk.hpp>
 #include <lz/fusion/rules/transpose.hpp>
+#include <lz/fusion/sink.hpp>
 
 namespace lz::fusion {
 
@@ -107,10 +108,8 @@ void lower_via_temp(Sink& s, const P& pol, View<T, R> dst, const E& e) {
   plan_assign<Op>(s, pol, dst, read_view(t.data(), t.layout(), lz::detail::trusted));
 }
 
-/// Lowers dst ⊕= e into steps on sink s. Host sinks (plan.hpp) run reductions and loops on the
-/// CPU; device sinks (include/lz/device/plan.hpp, `Sink::on_device`) provide `reduce` and `map`
-/// steps of their own (Thrust) and device BLAS for the product steps. Every other decision is
-/// this list's, for both.
+/// Lowers dst ⊕= e into steps on sink s (any `plan_sink`, sink.hpp): the host sinks run them on
+/// the CPU or describe them, the device sinks on the device. Every decision is this list's.
 template <lz::detail::assign_op Op, class Sink, class P, template <class, std::size_t> class View,
           class T, std::size_t R, class E>
 void plan_assign(Sink& s, const P& pol, View<T, R> dst, const E& e) {
@@ -119,11 +118,7 @@ void plan_assign(Sink& s, const P& pol, View<T, R> dst, const E& e) {
   } else {
     // reduce: an axis reduction straight into the destination
     if constexpr (is_axis_reduction_v<E> || is_full_reduction_v<E>) {
-      if constexpr (Sink::on_device) {
-        if (s.template reduce<Op>(pol, dst, e)) return;
-      } else {
-        if (try_reduce<Op>(s, pol, dst, e)) return;
-      }
+      if (try_reduce<Op>(s, pol, dst, e)) return;
     }
     // gemm / gemv / sum of products: product terms → BLAS calls accumulating into dst
     if constexpr (term_counts_v<E>.products > 0) {
@@ -137,16 +132,14 @@ void plan_assign(Sink& s, const P& pol, View<T, R> dst, const E& e) {
       if (lower_level1<Op>(s, dst, e)) return;
     }
     // a product or reduction the rules above could not write in place → a temporary, then dst
-    if constexpr (!Sink::on_device && detail_rules::via_fresh_temp<T, R, E>()) {
+    if constexpr (detail_rules::via_fresh_temp<T, R, E>()) {
       lower_via_temp<Op>(s, pol, dst, e);
     } else if constexpr (detail_nested::count_groups<E>() > 0) {
       // nested: products and reductions inside an elementwise tree → planned first, then a loop
       lower_nested<Op>(s, pol, dst, e);
-    } else if constexpr (Sink::on_device) {
-      s.template map<Op>(pol, dst, e);
     } else {
       // map: everything elementwise, one loop (the fallback; always applies)
-      lower_map<Op>(s, pol, dst, e);
+      s.template map<Op>(pol, dst, e);
     }
   }
 }
@@ -161,7 +154,7 @@ constexpr bool only_map_v =
 
 /// Executes dst ⊕= e (⊕ = Op) under policy `pol`. @pre shapes checked by evaluate.hpp.
 /// A tree that can only be a loop goes straight to it: the same run_map that plan_assign
-/// would reach through lower_map, without instantiating the sink and the rule list for it
+/// would reach through the sink's map step, without instantiating the sink and the rule list for it
 /// (compile time: a tenth of a plain tree's cost, perf/compile).
 template <lz::detail::assign_op Op, class P, class T, std::size_t R, class E>
 void execute(const P& pol, tensor_view<T, R> dst, const E& e) {

@@ -128,27 +128,37 @@ void for_each_term(const E& e, const V& coef, F&& f) {
   }
 }
 
-/// e with every product term replaced by 0: the sum of the other terms, as an expression.
-template <class V, class E>
-auto drop_products(const E& e) {
+/// The sum of e's non-product terms, with their coefficients, as an expression (a product-free
+/// tree of e's shape). @pre term_counts_v<E>.others > 0.
+template <class E>
+auto other_terms(const E& e) {
   using namespace detail_terms;
   constexpr shape_kind k = shape_of<E>();
-  if constexpr (is_product_term<E>()) {
-    return scalar_expr<V>{V(0)};
-  } else if constexpr (k == shape_kind::sum || k == shape_kind::difference) {
-    using F = std::conditional_t<k == shape_kind::sum, fn::plus_fn, fn::minus_fn>;
-    return make_map(F::name, F{}, drop_products<V>(lz::detail::get<0>(e.args)),
-                    drop_products<V>(lz::detail::get<1>(e.args)));
+  if constexpr (k == shape_kind::sum || k == shape_kind::difference) {
+    constexpr bool left = count<arg_t<E, 0>>().others > 0;
+    constexpr bool right = count<arg_t<E, 1>>().others > 0;
+    if constexpr (left && right) {
+      using F = std::conditional_t<k == shape_kind::sum, fn::plus_fn, fn::minus_fn>;
+      return make_map(F::name, F{}, other_terms(lz::detail::get<0>(e.args)),
+                      other_terms(lz::detail::get<1>(e.args)));
+    } else if constexpr (left) {
+      return other_terms(lz::detail::get<0>(e.args));
+    } else if constexpr (k == shape_kind::sum) {
+      return other_terms(lz::detail::get<1>(e.args));
+    } else {
+      return make_map("-", fn::negate_fn{}, other_terms(lz::detail::get<1>(e.args)));
+    }
   } else if constexpr (k == shape_kind::negation) {
-    return make_map("-", fn::negate_fn{}, drop_products<V>(lz::detail::get<0>(e.args)));
+    return make_map("-", fn::negate_fn{}, other_terms(lz::detail::get<0>(e.args)));
   } else if constexpr (k == shape_kind::scaled_left) {
     return make_map("*", fn::multiplies_fn{}, lz::detail::get<0>(e.args),
-                    drop_products<V>(lz::detail::get<1>(e.args)));
+                    other_terms(lz::detail::get<1>(e.args)));
   } else if constexpr (k == shape_kind::scaled_right || k == shape_kind::divided) {
     using F = std::conditional_t<k == shape_kind::divided, fn::divides_fn, fn::multiplies_fn>;
-    return make_map(F::name, F{}, drop_products<V>(lz::detail::get<0>(e.args)),
+    return make_map(F::name, F{}, other_terms(lz::detail::get<0>(e.args)),
                     lz::detail::get<1>(e.args));
   } else {
+    static_assert(!is_product_term<E>(), "other_terms: e has no other terms");
     return e;
   }
 }
@@ -232,7 +242,7 @@ bool lower_terms(Sink& s, const P& pol, View<T, R> dst, const E& e, const char* 
       if (s.noting()) s.note({rule, ": the destination term folds into beta (in place)"});
     } else if (others > 0) {
       // Write the other terms first (one loop; aliasing handled there), then accumulate.
-      plan_assign<Op>(s, pol, dst, drop_products<T>(e));
+      if constexpr (term_counts_v<E>.others > 0) plan_assign<Op>(s, pol, dst, other_terms(e));
       beta = T(1);
     } else {
       beta = T(0);

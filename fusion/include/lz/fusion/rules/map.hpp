@@ -86,19 +86,18 @@ std::string describe_map(const P& pol, tensor_view<T, R> dst, const E& e,
                                     aliased);
 }
 
-/// map rule through a sink: run it (kernels::cpu::run_map also writes the LZ_LOG=loop line),
-/// or describe it.
-template <detail::assign_op Op, class Sink, class P, class T, std::size_t R, class E>
-void lower_map(Sink& s, const P& pol, tensor_view<T, R> dst, const E& e) {
-  if constexpr (Sink::executes) {
-    run_map<Op>(pol, dst, e);
-  } else {
-    bool aliased = false;
-    std::string text = describe_map<Op>(pol, dst, e, s.name_of(dst.data()), &aliased);
-    if (aliased)
-      (void)s.template temp<T, R>(dst.shape(), "aliasing: operand reads the destination elsewhere");
-    s.loop(text, "map");
-  }
+/// The map step on the host sinks: run it (kernels::cpu::run_map also writes the LZ_LOG=loop
+/// line), or describe it.
+template <detail::assign_op Op, class P, class T, std::size_t R, class E>
+void exec_sink::map(const P& pol, tensor_view<T, R> dst, const E& e) {
+  run_map<Op>(pol, dst, e);
+}
+template <detail::assign_op Op, class P, class T, std::size_t R, class E>
+void explain_sink::map(const P& pol, tensor_view<T, R> dst, const E& e) {
+  bool aliased = false;
+  std::string text = describe_map<Op>(pol, dst, e, name_of(dst.data()), &aliased);
+  if (aliased) (void)temp<T, R>(dst.shape(), "aliasing: operand reads the destination elsewhere");
+  loop(text, "map");
 }
 
 } // namespace lz::fusion

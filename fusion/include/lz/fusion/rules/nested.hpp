@@ -1,10 +1,14 @@
 // nested rule: products and reductions inside an elementwise tree.
-//   relu(A·B + bias)  →  dst = bias (broadcast);  gemm(β=1) into dst;  dst = relu(dst)
+//   relu(A·B + bias)  →  gemm(β=0) into dst;  dst = relu(dst + bias)   (one in-place pass)
 // Each "group" — the largest additive subtree holding products (Σ coef·products + other terms),
-// a product under a function, or a reduction — is planned on its own through the rule list:
-// into the destination when nothing in the tree reads the destination (the first group of the
-// destination's shape and type), else into a temporary. The tree, with each group replaced by a
-// view of where it landed, is then ONE in-place elementwise loop (map rule).
+// a product under a function, or a reduction — is planned on its own: into the destination when
+// nothing in the tree reads the destination (the first group of the destination's shape and
+// type), else into a temporary. A group's products of its own element type go straight to BLAS
+// steps (the first with β = 0, the rest accumulating) and its other terms stay in the tree
+// (`split_v`): the epilogue of a dense layer costs one pass, not a copy before the gemm and a
+// pass after it. Any other group goes through the rule list. The tree, with each group replaced
+// by a view of where it landed (plus the group's other terms), is then ONE in-place elementwise
+// loop (map rule).
 // Included first, this header pulls in the whole engine in dependency order (tensor.hpp ends
 // with evaluate.hpp, which includes the fusion pass); a guard, not #pragma once, lets that
 // chain define this file before the outer inclusion continues.
@@ -12,6 +16,9 @@
 #ifndef LZ_LZ_FUSION_RULES_NESTED_HPP
 #define LZ_LZ_FUSION_RULES_NESTED_HPP
 
+#include <lz/fusion/rules/gemm.hpp>
+#include <lz/fusion/rules/gemv.hpp>
+#include <lz/fusion/rules/sum_of_products.hpp>
 #include <lz/fusion/terms.hpp>
 
 namespace lz::fusion {
@@ -42,6 +49,38 @@ template <class E, bool Top>
 constexpr bool is_group_at() {
   return is_group<E>() && !(Top && std::is_same_v<K<E>, lz::detail::map_kind>);
 }
+
+// A group whose product terms go straight to BLAS steps while its other terms stay in the
+// elementwise tree: an additive group (not a lone product) with other terms, whose products all
+// have the group's element type and rank ≥ 1.
+template <class V, class E>
+constexpr bool all_products_of() {
+  using namespace detail_terms;
+  constexpr shape_kind k = shape_of<E>();
+  if constexpr (k == shape_kind::sum || k == shape_kind::difference)
+    return all_products_of<V, arg_t<E, 0>>() && all_products_of<V, arg_t<E, 1>>();
+  else if constexpr (k == shape_kind::negation || k == shape_kind::scaled_right ||
+                     k == shape_kind::divided)
+    return all_products_of<V, arg_t<E, 0>>();
+  else if constexpr (k == shape_kind::scaled_left)
+    return all_products_of<V, arg_t<E, 1>>();
+  else if constexpr (is_product_term<E>())
+    return std::is_same_v<value_t<E>, V>;
+  else
+    return true;
+}
+template <class E>
+constexpr bool split_group() {
+  if constexpr (!std::is_same_v<K<E>, lz::detail::map_kind> ||
+                detail_terms::shape_of<E>() == detail_terms::shape_kind::term) {
+    return false;
+  } else {
+    constexpr auto c = term_counts_v<E>;
+    return c.products > 0 && c.others > 0 && c.product_rank > 0 && all_products_of<value_t<E>, E>();
+  }
+}
+template <class E>
+inline constexpr bool split_v = split_group<std::remove_cvref_t<E>>();
 
 template <class E, bool Top = false>
 constexpr std::size_t count_groups() {
@@ -87,8 +126,12 @@ auto substitute(const E& e, const raw_view* slots, std::size_t& i) {
       l.strides[k] = r.strides[k];
     }
     using V = value_t<E>;
-    return typename Sink::template view<const V, R>(static_cast<const V*>(r.ptr), l,
-                                                    lz::detail::trusted);
+    typename Sink::template view<const V, R> v(static_cast<const V*>(r.ptr), l,
+                                               lz::detail::trusted);
+    if constexpr (split_v<E>)
+      return make_map("+", fn::plus_fn{}, std::move(v), other_terms(e));
+    else
+      return v;
   } else if constexpr (std::is_same_v<K<E>, lz::detail::map_kind>) {
     return [&]<class F, class... A>(const map_expr<F, A...>& m) {
       return [&]<std::size_t... J>(std::index_sequence<J...>) {
@@ -140,7 +183,25 @@ void lower_nested(Sink& s, const P& pol, View<T, R> dst, const E& e) {
       s.note({"nested: ",
               into_dst ? "a group lands in the destination" : "a group lands in a temporary",
               " of shape ", g.shape()});
-    plan_assign<lz::detail::assign_op::set>(s, pol, target, g);
+    if constexpr (split_v<G>) {
+      // The group's products into the target (β = 0, then accumulating); its other terms are
+      // added by the loop below (substitute).
+      const mat<V> C = mat_of_dst(target, s.origin_of(target.data()));
+      constexpr const char* rule = term_counts_v<G>.products > 1 ? rules::sum_of_products::name
+                                   : RG == 2                     ? rules::gemm::name
+                                                                 : rules::gemv::name;
+      if (s.noting())
+        s.note({"nested: the group's other terms join the elementwise pass (gemm β = 0)"});
+      V beta = V(0);
+      for_each_term(g, V(1), [&](const auto& term, const V& coef) {
+        if constexpr (detail_terms::is_product_term<std::remove_cvref_t<decltype(term)>>()) {
+          lower_product<V>(s, pol, rule, term, C, coef, beta);
+          beta = V(1);
+        }
+      });
+    } else {
+      plan_assign<lz::detail::assign_op::set>(s, pol, target, g);
+    }
     raw_view& r = slots[i++];
     r.ptr = target.data();
     for (std::size_t k = 0; k < RG; ++k) r.strides[k] = target.layout().strides[k];

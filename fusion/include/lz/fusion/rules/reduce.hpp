@@ -24,39 +24,49 @@ inline constexpr bool is_full_reduction_v = false;
 template <class Op, class Fin, class E>
 inline constexpr bool is_full_reduction_v<reduce_expr<Op, Fin, E>> = true;
 
-/// Runs (or describes) the reduce rule if it applies; returns false otherwise.
-template <lz::detail::assign_op Op, class Sink, class P, class T, std::size_t R, class E>
-bool try_reduce(Sink& s, const P& pol, tensor_view<T, R> dst, const E& e) {
+/// The reduce rule: a reduction step straight into dst when it applies; false otherwise.
+template <lz::detail::assign_op Op, class Sink, class P, template <class, std::size_t> class View,
+          class T, std::size_t R, class E>
+bool try_reduce(Sink& s, const P& pol, View<T, R> dst, const E& e) {
   if constexpr (is_axis_reduction_v<E>) {
     if (dst.shape() == e.shape() && !touches_dst(dst, e.arg)) {
-      if constexpr (Sink::executes) {
-        e.template apply_to<Op>(pol, dst);
-      } else {
-        std::string text = std::string("reduce ") + std::remove_cvref_t<E>::op_name() +
-                           " along axis " + std::to_string(e.axis) + " of " +
-                           lz::detail::to_string(e.arg.shape()) + " → " + s.name_of(dst.data()) +
-                           to_string(dst.layout()) + " (pairwise blocks of " +
-                           std::to_string(thresholds().reduce_block) + ")";
-        s.loop(text, "reduce");
-      }
+      s.template reduce<Op>(pol, dst, e);
       return true;
     }
     if (s.noting())
       s.note({"reduce rule skipped: the destination overlaps the operand or is broadcast"});
   } else if constexpr (is_full_reduction_v<E> && R == 0) {
-    if constexpr (Sink::executes) {
-      T& d = *dst.data();
-      d = static_cast<T>(kernels::cpu::combine<Op>(d, e.compute(pol)));
-    } else {
-      s.loop(std::string("reduce ") + std::remove_cvref_t<E>::op_name() + " over " +
-                 lz::detail::to_string(e.arg.shape()) + " → " + s.name_of(dst.data()) +
-                 " (pairwise blocks of " + std::to_string(thresholds().reduce_block) +
-                 ", thread-count independent)",
-             "reduce");
-    }
+    s.template reduce<Op>(pol, dst, e);
     return true;
   }
   return false;
+}
+
+/// The reduction step on the host sinks: run it (kernels/cpu/reduce.cpp), or describe it.
+template <lz::detail::assign_op Op, class P, class T, std::size_t R, class E>
+void exec_sink::reduce(const P& pol, tensor_view<T, R> dst, const E& e) {
+  if constexpr (is_axis_reduction_v<E>) {
+    e.template apply_to<Op>(pol, dst);
+  } else {
+    T& d = *dst.data();
+    d = static_cast<T>(kernels::cpu::combine<Op>(d, e.compute(pol)));
+  }
+}
+template <lz::detail::assign_op Op, class P, class T, std::size_t R, class E>
+void explain_sink::reduce(const P&, tensor_view<T, R> dst, const E& e) {
+  if constexpr (is_axis_reduction_v<E>) {
+    loop(std::string("reduce ") + std::remove_cvref_t<E>::op_name() + " along axis " +
+             std::to_string(e.axis) + " of " + lz::detail::to_string(e.arg.shape()) + " → " +
+             name_of(dst.data()) + to_string(dst.layout()) + " (pairwise blocks of " +
+             std::to_string(thresholds().reduce_block) + ")",
+         "reduce");
+  } else {
+    loop(std::string("reduce ") + std::remove_cvref_t<E>::op_name() + " over " +
+             lz::detail::to_string(e.arg.shape()) + " → " + name_of(dst.data()) +
+             " (pairwise blocks of " + std::to_string(thresholds().reduce_block) +
+             ", thread-count independent)",
+         "reduce");
+  }
 }
 
 } // namespace lz::fusion
