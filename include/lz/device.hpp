@@ -4,8 +4,8 @@
 #pragma once
 
 #include <lz/device/copy.hpp>
-#include <lz/device/evaluate.hpp>
 #include <lz/device/explain.hpp>
 #include <lz/device/kernel_view.hpp>
+#include <lz/device/plan.hpp>
 #include <lz/device/policy.hpp>
 #include <lz/device/tensor.hpp>

@@ -1,5 +1,5 @@
 // The entry point of evaluation. Follow `C = lz::transpose(A) * B;` through it:
-//   1. tensor::operator= (tensor.hpp)        → detail::assign_resize (here): shape, resize
+//   1. tensor::operator= (expr/tensor.hpp)   → detail::assign_resize (here): shape, resize
 //   2. detail::assign_to (here)              → shape check against the destination, then
 //   3. fusion::execute (fusion/rules.hpp)    → the ordered rules pick a plan: BLAS steps,
 //                                               loop steps, temporaries (fusion/rules/*.hpp)
@@ -7,16 +7,9 @@
 // Nothing before step 4 writes the destination, so every error leaves it untouched.
 #pragma once
 
+#include <lz/expr/tensor.hpp>
 #include <lz/fusion/rules.hpp>
 #include <lz/policy.hpp>
-#include <lz/tensor.hpp>
-
-// Declared here as well: when a user includes <lz/fusion/rules.hpp> first, its includes reach
-// this file (through tensor.hpp) before rules.hpp has declared execute.
-namespace lz::fusion {
-template <detail::assign_op Op, class P, class T, std::size_t R, class E>
-void execute(const P& pol, tensor_view<T, R> dst, const E& e);
-} // namespace lz::fusion
 
 namespace lz {
 namespace detail {

@@ -1,6 +1,6 @@
 // Aligned allocation and allocation statistics. Every owning tensor and every plan temporary
 // allocates through here, so `lz::stats()` can prove that a fused assignment allocated nothing.
-// Definitions live in kernels/cpu/memory.cpp (compiled once).
+// Definitions live in kernels/common/memory.cpp (compiled once).
 #pragma once
 
 #include <lz/config.hpp>

@@ -5,7 +5,7 @@
 // LZ_LOG=copy, counted in lz::device_stats().
 #pragma once
 
-#include <lz/device/evaluate.hpp>
+#include <lz/device/plan.hpp>
 
 namespace lz {
 namespace detail {

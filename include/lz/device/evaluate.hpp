@@ -232,8 +232,8 @@ constexpr bool has_product() {
     return false;
 }
 
-// Defined in device/plan.hpp (included at the end of this header): the fusion pass with device
-// steps, for trees with products.
+// Defined in device/plan.hpp (which includes this header; device.hpp brings both): the fusion
+// pass with device steps, for trees with products.
 template <assign_op Op, class T, std::size_t R, class E>
 void device_plan(const device_policy& pol, device_view<T, R> dst, const E& e, device_temps& temps);
 
@@ -385,5 +385,3 @@ requires(!detail::is_kind_v<E, detail::leaf_kind>) std::ostream& operator<<(std:
 }
 
 } // namespace lz
-
-#include <lz/device/plan.hpp> // device_plan, device_materialize(matmul_expr)

@@ -5,7 +5,7 @@
 // call with flags, sizes, leading dimensions, α and β, each loop, each pooled temporary.
 #pragma once
 
-#include <lz/device/evaluate.hpp>
+#include <lz/device/plan.hpp>
 
 #include <string>
 

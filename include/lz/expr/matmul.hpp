@@ -1,14 +1,10 @@
 // Product node: A*B (matrix × matrix) and A*x (matrix × vector). Structure only; the fusion
 // pass (fusion/rules/gemm.hpp, gemv.hpp, chain.hpp, ...) turns products and their surroundings
 // into BLAS calls. Inner dimensions are checked here, at the line the user wrote.
-// Included first, this header pulls in the whole engine in dependency order (tensor.hpp ends
-// with evaluate.hpp, which includes the fusion pass); a guard, not #pragma once, lets that
-// chain define this file before the outer inclusion continues.
-#include <lz/tensor.hpp>
-#ifndef LZ_LZ_EXPR_MATMUL_HPP
-#define LZ_LZ_EXPR_MATMUL_HPP
+#pragma once
 
 #include <lz/expr/nodes.hpp>
+#include <lz/expr/tensor.hpp>
 #include <lz/ops/operators.hpp>
 
 namespace lz {
@@ -97,5 +93,3 @@ auto outer(X&& x, Y&& y) {
 }
 
 } // namespace lz
-
-#endif // LZ_LZ_EXPR_MATMUL_HPP

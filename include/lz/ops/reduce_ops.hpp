@@ -11,6 +11,12 @@
 
 namespace lz::red {
 
+/// Accumulators that carry an index (argmin, argmax).
+template <class T>
+concept arg_accumulator = requires(T a) {
+  a.index;
+};
+
 // Accumulator for sums and products: integers narrower than 64 bits (and bool) widen to
 // 64 bits as in NumPy; floating types accumulate in their own type (pairwise keeps them
 // accurate).

@@ -2,26 +2,31 @@
 // one axis. Each is ONE pass over its (elementwise) operand: the operand tree is never
 // materialized. A full reduction is a rank-0 expression that converts to its scalar on demand
 // (`double s = lz::sum(x * y);`); inside a larger tree it is computed first and broadcast.
+// Nodes only: the engine computes them (fusion/rules/reduce.hpp: reduce_value, reduce_axis_into).
 #pragma once
 
-#include <lz/evaluate.hpp>
-#include <lz/kernels/cpu/reduce.hpp>
+#include <lz/expr/tensor.hpp>
 #include <lz/ops/math.hpp>
+#include <lz/ops/reduce_ops.hpp>
+#include <lz/policy.hpp>
 
 namespace lz {
+
+template <class Op, class Fin, class E>
+struct reduce_expr;
+template <class Op, class Fin, class E>
+struct reduce_axis_expr;
+
 namespace detail {
 
-template <class P>
-kernels::cpu::reduce_options reduce_options_for(int cost, bool keep_order) {
-  kernels::cpu::reduce_options o;
-  o.threads = P::kind == exec_kind::par || P::kind == exec_kind::automatic;
-  o.parallel_work = P::kind == exec_kind::automatic ? thresholds().parallel_work : 0;
-  o.cost = cost;
-  o.block = thresholds().reduce_block;
-  o.keep_order = keep_order;
-  o.prefetch_bytes = thresholds().reduce_prefetch;
-  return o;
-}
+// Defined by the engine (fusion/rules/reduce.hpp), which every entry header includes.
+/// The value of a full reduction under policy `pol`.
+template <class P, class Op, class Fin, class E>
+typename reduce_expr<Op, Fin, E>::value_type reduce_value(const P& pol,
+                                                          const reduce_expr<Op, Fin, E>& r);
+/// dst ⊕= r (an axis reduction). @pre dst.shape() == r.shape(); dst does not overlap r.arg.
+template <assign_op AOp, class P, class D, std::size_t R, class Op, class Fin, class E>
+void reduce_axis_into(const P& pol, tensor_view<D, R> dst, const reduce_axis_expr<Op, Fin, E>& r);
 
 /// shape_error: `name` (min, max, argmin, ...) of an empty operand of shape s[0..rank).
 [[noreturn]] void throw_empty_reduction(const char* name, const index_t* s, std::size_t rank);
@@ -39,7 +44,7 @@ struct reduce_expr {
   static constexpr std::size_t rank = 0;
   using acc_type = typename Op::template acc_t<value_t<E>>;
   using value_type = std::remove_cvref_t<std::invoke_result_t<Fin, acc_type, index_t>>;
-  static constexpr bool is_arg = kernels::cpu::detail_red::arg_accumulator<acc_type>;
+  static constexpr bool is_arg = red::arg_accumulator<acc_type>;
 
   E arg;
 
@@ -51,26 +56,7 @@ struct reduce_expr {
     static_assert(space_v<E> != memory_space::device,
                   "lz: a reduction of device operands runs on the device and returns its value "
                   "explicitly: lz::eval(lz::device, lz::sum(d))");
-    using namespace kernels::cpu;
-    constexpr std::size_t R = rank_v<E>, N = 1 + detail::leaf_count_v<E>;
-    const auto s = arg.shape();
-    index_t size = 1;
-    for (std::size_t k = 0; k < R; ++k) size *= s[k];
-    if (!Op::has_identity && size == 0) detail::throw_empty_reduction(Op::name, s.data(), R);
-    if constexpr (std::is_same_v<value_type, acc_type>) { // dot: BLAS where it is faster
-      value_type d{};
-      if (fusion::try_dot<Op, Fin>(arg, d)) return d;
-    }
-    detail::temp_store<detail::opaque_count_v<E>> temps;
-    std::array<detail::operand, N> ops{};
-    detail::flatten(arg, ops.data() + 1, pol, temps);
-    if constexpr (N > 1) ops[0] = ops[1]; // walk memory in the first leaf's order
-    constexpr reduce_kernels K = reducer<Op, Fin, value_type, detail::assign_op::set, E,
-                                         P::kind != exec_kind::seq>::template kernels<false>();
-    alignas(64) unsigned char part[max_reduce_partial];
-    run_reduce(int(R), s.data(), int(N), ops.data(), K, &arg,
-               detail::reduce_options_for<P>(detail::cost_v<E>, is_arg), part);
-    return Fin{}(*reinterpret_cast<const acc_type*>(part), size);
+    return detail::reduce_value(pol, *this);
   }
   value_type value() const { return compute(automatic); }
   /// A full reduction converts to its value (evaluating now).
@@ -93,7 +79,7 @@ struct reduce_axis_expr {
   static constexpr std::size_t rank = rank_v<E> - 1;
   using acc_type = typename Op::template acc_t<value_t<E>>;
   using value_type = std::remove_cvref_t<std::invoke_result_t<Fin, acc_type, index_t>>;
-  static constexpr bool is_arg = kernels::cpu::detail_red::arg_accumulator<acc_type>;
+  static constexpr bool is_arg = red::arg_accumulator<acc_type>;
 
   E arg;
   std::size_t axis;
@@ -107,29 +93,7 @@ struct reduce_axis_expr {
     static_assert(space_v<E> != memory_space::device,
                   "lz: a reduction of device operands runs on the device: "
                   "lz::eval(lz::device, lz::sum(d, axis))");
-    using namespace kernels::cpu;
-    constexpr std::size_t R = rank_v<E>, N = 1 + detail::leaf_count_v<E>;
-    const auto s = arg.shape();
-    const index_t len = s[axis];
-    if (!Op::has_identity && len == 0 && dst.size() > 0)
-      detail::throw_empty_reduction(Op::name, s.data(), R);
-    detail::temp_store<detail::opaque_count_v<E>> temps;
-    std::array<detail::operand, N> ops{};
-    ops[0].ptr = reinterpret_cast<char*>(dst.data());
-    ops[0].esize = sizeof(D);
-    for (std::size_t k = 0; k < rank; ++k) ops[0].strides[k] = dst.layout().strides[k];
-    detail::flatten(arg, ops.data() + 1, pol, temps);
-    for (std::size_t j = 1; j < N; ++j) { // move the reduced axis last
-      index_t t[max_rank];
-      std::size_t m = 0;
-      for (std::size_t k = 0; k < R; ++k)
-        if (k != axis) t[m++] = ops[j].strides[k];
-      t[m] = ops[j].strides[axis];
-      for (std::size_t k = 0; k < R; ++k) ops[j].strides[k] = t[k];
-    }
-    constexpr reduce_kernels K = reducer<Op, Fin, D, AOp, E, P::kind != exec_kind::seq>::kernels();
-    run_reduce_axis(int(rank), dst.shape().data(), len, int(N), ops.data(), K, &arg,
-                    detail::reduce_options_for<P>(detail::cost_v<E>, is_arg));
+    detail::reduce_axis_into<AOp>(pol, dst, *this);
   }
 
   template <class P>

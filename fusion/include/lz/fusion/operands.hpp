@@ -3,12 +3,7 @@
 // remains into a strided `mat`; derive CBLAS order/trans/ld from strides (trans flags come from
 // the layout, never from a copy); and, when a layout cannot go to BLAS, decide between lazuli's
 // own any-stride kernel (small products, integer types) and a copy into a BLAS layout.
-// Included first, this header pulls in the whole engine in dependency order (tensor.hpp ends
-// with evaluate.hpp, which includes the fusion pass); a guard, not #pragma once, lets that
-// chain define this file before the outer inclusion continues.
-#include <lz/tensor.hpp>
-#ifndef LZ_LZ_FUSION_OPERANDS_HPP
-#define LZ_LZ_FUSION_OPERANDS_HPP
+#pragma once
 
 #include <lz/fusion/plan.hpp>
 
@@ -187,5 +182,3 @@ mat<const V> copy_to_blas_layout(Sink& s, const P& pol, const mat<const V>& m, c
 }
 
 } // namespace lz::fusion
-
-#endif // LZ_LZ_FUSION_OPERANDS_HPP

@@ -4,19 +4,16 @@
 // what an assignment will do — every BLAS call with its flags, sizes, leading dimensions, α and
 // β; every loop with its SIMD width, threads and grain; every temporary with its bytes; and why
 // a rule did not apply when it was close.
-// Included first, this header pulls in the whole engine in dependency order (tensor.hpp ends
-// with evaluate.hpp, which includes the fusion pass); a guard, not #pragma once, lets that
-// chain define this file before the outer inclusion continues.
-#include <lz/tensor.hpp>
-#ifndef LZ_LZ_FUSION_PLAN_HPP
-#define LZ_LZ_FUSION_PLAN_HPP
+#pragma once
 
+#include <lz/expr/matmul.hpp>
+#include <lz/expr/tensor.hpp>
 #include <lz/kernels/alias.hpp>
 #include <lz/kernels/blas/blas.hpp>
 #include <lz/kernels/cpu/loop.hpp>
 #include <lz/log.hpp>
+#include <lz/ops/reductions.hpp>
 #include <lz/policy.hpp>
-#include <lz/tensor.hpp>
 
 #include <cstdint>
 #include <initializer_list>
@@ -422,5 +419,3 @@ void exec_sink::scal(const char*, const scal_step<V>& g) {
 }
 
 } // namespace lz::fusion
-
-#endif // LZ_LZ_FUSION_PLAN_HPP

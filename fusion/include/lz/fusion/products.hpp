@@ -5,12 +5,7 @@
 //   (rules/chain.hpp);
 //   - BLAS with order/trans/ld from the strides, or lazuli's own any-stride kernel (integers,
 //     small products with awkward strides), or a copy into a BLAS layout (large ones).
-// Included first, this header pulls in the whole engine in dependency order (tensor.hpp ends
-// with evaluate.hpp, which includes the fusion pass); a guard, not #pragma once, lets that
-// chain define this file before the outer inclusion continues.
-#include <lz/tensor.hpp>
-#ifndef LZ_LZ_FUSION_PRODUCTS_HPP
-#define LZ_LZ_FUSION_PRODUCTS_HPP
+#pragma once
 
 #include <lz/expr/matmul.hpp>
 #include <lz/fusion/operands.hpp>
@@ -257,5 +252,3 @@ void lower_product(Sink& s, const P& pol, const char* rule, const M& prod, const
 LZ_FUSION_PRODUCT_INSTANCES(extern template)
 
 } // namespace lz::fusion
-
-#endif // LZ_LZ_FUSION_PRODUCTS_HPP

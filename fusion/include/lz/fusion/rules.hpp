@@ -2,12 +2,7 @@
 // tree (compile time) and applies to the operands (run time: layouts, aliasing, sizes) lowers
 // the assignment into steps on a sink (plan.hpp). Reading this function IS the precedence.
 // Each rule lives in rules/<name>.hpp, headed by its algebra.
-// Included first, this header pulls in the whole engine in dependency order (tensor.hpp ends
-// with evaluate.hpp, which includes the fusion pass); a guard, not #pragma once, lets that
-// chain define this file before the outer inclusion continues.
-#include <lz/tensor.hpp>
-#ifndef LZ_LZ_FUSION_RULES_HPP
-#define LZ_LZ_FUSION_RULES_HPP
+#pragma once
 
 #include <lz/fusion/rules/chain.hpp>
 #include <lz/fusion/rules/dot.hpp>
@@ -167,5 +162,3 @@ void execute(const P& pol, tensor_view<T, R> dst, const E& e) {
 }
 
 } // namespace lz::fusion
-
-#endif // LZ_LZ_FUSION_RULES_HPP

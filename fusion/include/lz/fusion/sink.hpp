@@ -15,12 +15,7 @@
 // kernels::dev::blas::record_calls. Models: exec_sink and explain_sink (plan.hpp, host),
 // device_exec_sink and device_explain_sink (include/lz/device/plan.hpp), each checked below or
 // next to its definition.
-// Included first, this header pulls in the whole engine in dependency order (tensor.hpp ends
-// with evaluate.hpp, which includes the fusion pass); a guard, not #pragma once, lets that
-// chain define this file before the outer inclusion continues.
-#include <lz/tensor.hpp>
-#ifndef LZ_LZ_FUSION_SINK_HPP
-#define LZ_LZ_FUSION_SINK_HPP
+#pragma once
 
 #include <lz/fusion/plan.hpp>
 
@@ -52,5 +47,3 @@ static_assert(plan_sink<exec_sink, auto_policy> && plan_sink<exec_sink, seq_poli
 static_assert(plan_sink<explain_sink, auto_policy> && plan_sink<explain_sink, par_policy>);
 
 } // namespace lz::fusion
-
-#endif // LZ_LZ_FUSION_SINK_HPP

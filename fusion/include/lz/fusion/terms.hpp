@@ -4,12 +4,7 @@
 //   of one. `lower_terms` then writes the non-product terms into the destination first (or
 //   folds a lone `c·dst` term into β, in place), and every product with β = 1 after the first:
 //   C = 2·A·B + 3·C is ONE gemm(α=2, β=3); A·B + D·E + C is gemm(β=1) twice after one copy.
-// Included first, this header pulls in the whole engine in dependency order (tensor.hpp ends
-// with evaluate.hpp, which includes the fusion pass); a guard, not #pragma once, lets that
-// chain define this file before the outer inclusion continues.
-#include <lz/tensor.hpp>
-#ifndef LZ_LZ_FUSION_TERMS_HPP
-#define LZ_LZ_FUSION_TERMS_HPP
+#pragma once
 
 #include <lz/fusion/products.hpp>
 
@@ -259,5 +254,3 @@ bool lower_terms(Sink& s, const P& pol, View<T, R> dst, const E& e, const char* 
 }
 
 } // namespace lz::fusion
-
-#endif // LZ_LZ_FUSION_TERMS_HPP

@@ -3,12 +3,7 @@
 // matrix-chain recurrence). `A*B*x` becomes A·(B·x): two gemv, never a gemm. Intermediates
 // live in plan temporaries; the last product writes the destination with α and β.
 // Used by fusion/products.hpp; each step runs by kernels/blas.
-// Included first, this header pulls in the whole engine in dependency order (tensor.hpp ends
-// with evaluate.hpp, which includes the fusion pass); a guard, not #pragma once, lets that
-// chain define this file before the outer inclusion continues.
-#include <lz/tensor.hpp>
-#ifndef LZ_LZ_FUSION_RULES_CHAIN_HPP
-#define LZ_LZ_FUSION_RULES_CHAIN_HPP
+#pragma once
 
 #include <lz/fusion/operands.hpp>
 
@@ -102,5 +97,3 @@ void lower_chain(Sink& s, const P& pol, const mat<const V>* f, std::size_t n, co
 }
 
 } // namespace lz::fusion
-
-#endif // LZ_LZ_FUSION_RULES_CHAIN_HPP

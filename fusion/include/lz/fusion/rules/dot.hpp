@@ -3,12 +3,7 @@
 // dots, where the fused reduction's fixed cost shows; dot_blas = 0: never).
 // float and double vectors with non-zero strides. Called by reduce_expr::compute before the
 // fused SIMD reduction; run by kernels/blas.
-// Included first, this header pulls in the whole engine in dependency order (tensor.hpp ends
-// with evaluate.hpp, which includes the fusion pass); a guard, not #pragma once, lets that
-// chain define this file before the outer inclusion continues.
-#include <lz/tensor.hpp>
-#ifndef LZ_LZ_FUSION_RULES_DOT_HPP
-#define LZ_LZ_FUSION_RULES_DOT_HPP
+#pragma once
 
 #include <lz/fusion/plan.hpp>
 #include <lz/ops/functors.hpp>
@@ -54,5 +49,3 @@ bool try_dot(const E& arg, V& out) {
 }
 
 } // namespace lz::fusion
-
-#endif // LZ_LZ_FUSION_RULES_DOT_HPP

@@ -5,12 +5,7 @@
 //   destination. transpose(A*B) is the same call with swapped operands (rules/transpose.hpp).
 //   C += A*B and C -= A*B are β = 1 with α = ±1.
 // Lowered by fusion/terms.hpp (lower_terms) and fusion/products.hpp; run by kernels/blas.
-// Included first, this header pulls in the whole engine in dependency order (tensor.hpp ends
-// with evaluate.hpp, which includes the fusion pass); a guard, not #pragma once, lets that
-// chain define this file before the outer inclusion continues.
-#include <lz/tensor.hpp>
-#ifndef LZ_LZ_FUSION_RULES_GEMM_HPP
-#define LZ_LZ_FUSION_RULES_GEMM_HPP
+#pragma once
 
 #include <lz/fusion/terms.hpp>
 
@@ -25,5 +20,3 @@ struct gemm {
 };
 
 } // namespace lz::fusion::rules
-
-#endif // LZ_LZ_FUSION_RULES_GEMM_HPP

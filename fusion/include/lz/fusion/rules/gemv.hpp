@@ -2,12 +2,7 @@
 //   temporary. Scalars and transposes fold as in the gemm rule; x may have any non-zero
 //   stride (negative too); a zero-stride (broadcast) x goes through the own kernel or a copy.
 // Lowered by fusion/terms.hpp and fusion/products.hpp; run by kernels/blas.
-// Included first, this header pulls in the whole engine in dependency order (tensor.hpp ends
-// with evaluate.hpp, which includes the fusion pass); a guard, not #pragma once, lets that
-// chain define this file before the outer inclusion continues.
-#include <lz/tensor.hpp>
-#ifndef LZ_LZ_FUSION_RULES_GEMV_HPP
-#define LZ_LZ_FUSION_RULES_GEMV_HPP
+#pragma once
 
 #include <lz/fusion/terms.hpp>
 
@@ -22,5 +17,3 @@ struct gemv {
 };
 
 } // namespace lz::fusion::rules
-
-#endif // LZ_LZ_FUSION_RULES_GEMV_HPP

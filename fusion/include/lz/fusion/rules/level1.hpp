@@ -3,12 +3,7 @@
 //   scal: x = a·x, x *= a                    → one scal, in place
 // Vectors with any non-zero stride, or matrices whose layout is contiguous and shared by both
 // operands (they run as one flat vector). float and double only. Run by kernels/blas.
-// Included first, this header pulls in the whole engine in dependency order (tensor.hpp ends
-// with evaluate.hpp, which includes the fusion pass); a guard, not #pragma once, lets that
-// chain define this file before the outer inclusion continues.
-#include <lz/tensor.hpp>
-#ifndef LZ_LZ_FUSION_RULES_LEVEL1_HPP
-#define LZ_LZ_FUSION_RULES_LEVEL1_HPP
+#pragma once
 
 #include <lz/fusion/terms.hpp>
 
@@ -129,5 +124,3 @@ bool lower_level1(Sink& s, View<T, R> dst, const E& e) {
 }
 
 } // namespace lz::fusion
-
-#endif // LZ_LZ_FUSION_RULES_LEVEL1_HPP

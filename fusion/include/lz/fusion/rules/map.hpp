@@ -9,12 +9,7 @@
 //     packed into L1 buffers so that the kernel only sees contiguous rows;
 //   - a leaf that reads the destination at another position (A = transpose(A) + B) sends the
 //     loop into a temporary, then the temporary into the destination.
-// Included first, this header pulls in the whole engine in dependency order (tensor.hpp ends
-// with evaluate.hpp, which includes the fusion pass); a guard, not #pragma once, lets that
-// chain define this file before the outer inclusion continues.
-#include <lz/tensor.hpp>
-#ifndef LZ_LZ_FUSION_RULES_MAP_HPP
-#define LZ_LZ_FUSION_RULES_MAP_HPP
+#pragma once
 
 #include <lz/fusion/plan.hpp>
 #include <lz/kernels/cpu/parallel.hpp>
@@ -101,5 +96,3 @@ void explain_sink::map(const P& pol, tensor_view<T, R> dst, const E& e) {
 }
 
 } // namespace lz::fusion
-
-#endif // LZ_LZ_FUSION_RULES_MAP_HPP

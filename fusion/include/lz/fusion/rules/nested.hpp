@@ -9,12 +9,7 @@
 // pass after it. Any other group goes through the rule list. The tree, with each group replaced
 // by a view of where it landed (plus the group's other terms), is then ONE in-place elementwise
 // loop (map rule).
-// Included first, this header pulls in the whole engine in dependency order (tensor.hpp ends
-// with evaluate.hpp, which includes the fusion pass); a guard, not #pragma once, lets that
-// chain define this file before the outer inclusion continues.
-#include <lz/tensor.hpp>
-#ifndef LZ_LZ_FUSION_RULES_NESTED_HPP
-#define LZ_LZ_FUSION_RULES_NESTED_HPP
+#pragma once
 
 #include <lz/fusion/rules/gemm.hpp>
 #include <lz/fusion/rules/gemv.hpp>
@@ -212,5 +207,3 @@ void lower_nested(Sink& s, const P& pol, View<T, R> dst, const E& e) {
 }
 
 } // namespace lz::fusion
-
-#endif // LZ_LZ_FUSION_RULES_NESTED_HPP

@@ -4,14 +4,83 @@
 // otherwise it is computed into one temporary of its shape (rules.hpp, lower_via_temp; the
 // nested rule on device sinks), then assigned. A full reduction assigned to a rank-0
 // destination is computed and stored. Run by kernels/cpu/reduce.cpp.
-// Included first, this header pulls in the whole engine in dependency order (tensor.hpp ends
-// with evaluate.hpp, which includes the fusion pass); a guard, not #pragma once, lets that
-// chain define this file before the outer inclusion continues.
-#include <lz/tensor.hpp>
-#ifndef LZ_LZ_FUSION_RULES_REDUCE_HPP
-#define LZ_LZ_FUSION_RULES_REDUCE_HPP
+#pragma once
 
+#include <lz/fusion/rules/dot.hpp>
 #include <lz/fusion/terms.hpp>
+#include <lz/kernels/cpu/reduce.hpp>
+
+namespace lz::detail {
+
+template <class P>
+kernels::cpu::reduce_options reduce_options_for(int cost, bool keep_order) {
+  kernels::cpu::reduce_options o;
+  o.threads = P::kind == exec_kind::par || P::kind == exec_kind::automatic;
+  o.parallel_work = P::kind == exec_kind::automatic ? thresholds().parallel_work : 0;
+  o.cost = cost;
+  o.block = thresholds().reduce_block;
+  o.keep_order = keep_order;
+  o.prefetch_bytes = thresholds().reduce_prefetch;
+  return o;
+}
+
+// The two reduction evaluators the nodes call (ops/reductions.hpp), run by kernels/cpu/reduce.cpp.
+template <class P, class Op, class Fin, class E>
+typename reduce_expr<Op, Fin, E>::value_type reduce_value(const P& pol,
+                                                          const reduce_expr<Op, Fin, E>& r) {
+  using namespace kernels::cpu;
+  using node = reduce_expr<Op, Fin, E>;
+  using value_type = typename node::value_type;
+  using acc_type = typename node::acc_type;
+  constexpr std::size_t R = rank_v<E>, N = 1 + leaf_count_v<E>;
+  const auto s = r.arg.shape();
+  index_t size = 1;
+  for (std::size_t k = 0; k < R; ++k) size *= s[k];
+  if (!Op::has_identity && size == 0) throw_empty_reduction(Op::name, s.data(), R);
+  if constexpr (std::is_same_v<value_type, acc_type>) { // dot: BLAS where it is faster
+    value_type d{};
+    if (fusion::try_dot<Op, Fin>(r.arg, d)) return d;
+  }
+  temp_store<opaque_count_v<E>> temps;
+  std::array<operand, N> ops{};
+  flatten(r.arg, ops.data() + 1, pol, temps);
+  if constexpr (N > 1) ops[0] = ops[1]; // walk memory in the first leaf's order
+  constexpr reduce_kernels K = reducer<Op, Fin, value_type, assign_op::set, E,
+                                       P::kind != exec_kind::seq>::template kernels<false>();
+  alignas(64) unsigned char part[max_reduce_partial];
+  run_reduce(int(R), s.data(), int(N), ops.data(), K, &r.arg,
+             reduce_options_for<P>(cost_v<E>, node::is_arg), part);
+  return Fin{}(*reinterpret_cast<const acc_type*>(part), size);
+}
+
+template <assign_op AOp, class P, class D, std::size_t RD, class Op, class Fin, class E>
+void reduce_axis_into(const P& pol, tensor_view<D, RD> dst, const reduce_axis_expr<Op, Fin, E>& r) {
+  using namespace kernels::cpu;
+  constexpr std::size_t R = rank_v<E>, N = 1 + leaf_count_v<E>;
+  const auto s = r.arg.shape();
+  const std::size_t axis = r.axis;
+  const index_t len = s[axis];
+  if (!Op::has_identity && len == 0 && dst.size() > 0) throw_empty_reduction(Op::name, s.data(), R);
+  temp_store<opaque_count_v<E>> temps;
+  std::array<operand, N> ops{};
+  ops[0].ptr = reinterpret_cast<char*>(dst.data());
+  ops[0].esize = sizeof(D);
+  for (std::size_t k = 0; k < RD; ++k) ops[0].strides[k] = dst.layout().strides[k];
+  flatten(r.arg, ops.data() + 1, pol, temps);
+  for (std::size_t j = 1; j < N; ++j) { // move the reduced axis last
+    index_t t[max_rank];
+    std::size_t m = 0;
+    for (std::size_t k = 0; k < R; ++k)
+      if (k != axis) t[m++] = ops[j].strides[k];
+    t[m] = ops[j].strides[axis];
+    for (std::size_t k = 0; k < R; ++k) ops[j].strides[k] = t[k];
+  }
+  constexpr reduce_kernels K = reducer<Op, Fin, D, AOp, E, P::kind != exec_kind::seq>::kernels();
+  run_reduce_axis(int(RD), dst.shape().data(), len, int(N), ops.data(), K, &r.arg,
+                  reduce_options_for<P>(cost_v<E>, reduce_axis_expr<Op, Fin, E>::is_arg));
+}
+
+} // namespace lz::detail
 
 namespace lz::fusion {
 
@@ -70,5 +139,3 @@ void explain_sink::reduce(const P&, tensor_view<T, R> dst, const E& e) {
 }
 
 } // namespace lz::fusion
-
-#endif // LZ_LZ_FUSION_RULES_REDUCE_HPP

@@ -3,12 +3,7 @@
 //   No temporaries. Other terms (broadcast biases, other tensors) are written into the
 //   destination first by one loop, then every product accumulates with β = 1.
 // Lowered by fusion/terms.hpp; run by kernels/blas.
-// Included first, this header pulls in the whole engine in dependency order (tensor.hpp ends
-// with evaluate.hpp, which includes the fusion pass); a guard, not #pragma once, lets that
-// chain define this file before the outer inclusion continues.
-#include <lz/tensor.hpp>
-#ifndef LZ_LZ_FUSION_RULES_SUM_OF_PRODUCTS_HPP
-#define LZ_LZ_FUSION_RULES_SUM_OF_PRODUCTS_HPP
+#pragma once
 
 #include <lz/fusion/terms.hpp>
 
@@ -21,5 +16,3 @@ struct sum_of_products {
 };
 
 } // namespace lz::fusion::rules
-
-#endif // LZ_LZ_FUSION_RULES_SUM_OF_PRODUCTS_HPP

@@ -2,12 +2,7 @@
 // its left one (same memory, swapped strides) → one syrk (half the flops of gemm) plus a mirror
 // of the written triangle. Detected inside product lowering (fusion/products.hpp); run by
 // kernels/blas/cblas.cpp. Disable with lz::thresholds().use_syrk = false.
-// Included first, this header pulls in the whole engine in dependency order (tensor.hpp ends
-// with evaluate.hpp, which includes the fusion pass); a guard, not #pragma once, lets that
-// chain define this file before the outer inclusion continues.
-#include <lz/tensor.hpp>
-#ifndef LZ_LZ_FUSION_RULES_SYRK_HPP
-#define LZ_LZ_FUSION_RULES_SYRK_HPP
+#pragma once
 
 #include <lz/fusion/operands.hpp>
 
@@ -43,5 +38,3 @@ bool try_syrk(Sink& s, const char* rule, const mat<const V>& A, const mat<const 
 }
 
 } // namespace lz::fusion
-
-#endif // LZ_LZ_FUSION_RULES_SYRK_HPP

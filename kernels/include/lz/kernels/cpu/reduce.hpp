@@ -69,11 +69,6 @@ void run_reduce_axis(int out_rank, const index_t* out_ext, index_t axis_len, int
 
 namespace detail_red {
 
-template <class T>
-concept arg_accumulator = requires(T a) {
-  a.index;
-};
-
 template <class E>
 constexpr auto leaf_sizes() {
   std::array<index_t, 1 + detail::leaf_count_v<E>> s{};
@@ -103,7 +98,7 @@ constexpr auto leaf_sizes() {
 template <class Op, class V, bool S>
 struct red_acc {
   using A = typename Op::template acc_t<V>;
-  static constexpr bool is_arg = detail_red::arg_accumulator<A>;
+  static constexpr bool is_arg = red::arg_accumulator<A>;
   static constexpr int U = 4;
   static constexpr int W = [] {
     if constexpr (S)
@@ -172,7 +167,7 @@ template <class Op, class Fin, class D, detail::assign_op AOp, class E, bool All
 struct reducer {
   using V = value_t<E>;
   using A = typename Op::template acc_t<V>;
-  static constexpr bool is_arg = detail_red::arg_accumulator<A>;
+  static constexpr bool is_arg = red::arg_accumulator<A>;
   static constexpr bool S = [] {
     if constexpr (!AllowSimd || is_arg || !std::is_same_v<A, V>)
       return false;
