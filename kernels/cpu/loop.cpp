@@ -3,6 +3,7 @@
 #include <lz/kernels/alias.hpp>
 #include <lz/kernels/cpu/loop.hpp>
 #include <lz/kernels/cpu/parallel.hpp>
+#include <lz/kernels/dims.hpp>
 #include <lz/log.hpp>
 #include <lz/memory.hpp>
 #include <lz/policy.hpp>
@@ -143,72 +144,25 @@ loop_plan plan_loop(int rank, const index_t* extents, int count, detail::operand
   p.count = count;
   p.ops = ops;
 
-  // 1. Drop extent-1 dims (they address nothing); an empty extent means no work.
+  // 1-4. An empty extent means no work; otherwise drop extent-1 dims, walk memory in the
+  //      destination's order, run its reversed dims forward, coalesce (kernels/dims.hpp).
   index_t e[max_rank];
-  int R = 0;
   for (int k = 0; k < rank; ++k) {
     if (extents[k] == 0) return p; // items = 0
-    if (extents[k] == 1) continue;
-    e[R] = extents[k];
-    for (int j = 0; j < count; ++j) ops[j].strides[R] = ops[j].strides[k];
-    ++R;
+    e[k] = extents[k];
   }
+  index_t* strides[max_operands];
+  index_t flip[max_operands];
+  for (int j = 0; j < count; ++j) {
+    strides[j] = ops[j].strides;
+    flip[j] = 0;
+  }
+  int R = plan_dims(rank, e, count, strides, opt.keep_order, flip);
+  for (int j = 0; j < count; ++j) ops[j].ptr += flip[j] * ops[j].esize;
   if (R == 0) { // a single element
     R = 1;
     e[0] = 1;
     for (int j = 0; j < count; ++j) ops[j].strides[0] = 0;
-  }
-
-  // 2. Walk memory in the destination's order: sort dims by |dest stride|, largest outside
-  //    (stable, so ties keep the logical order).
-  int perm[max_rank];
-  for (int k = 0; k < R; ++k) perm[k] = k;
-  for (int a = 1; a < R && !opt.keep_order; ++a)
-    for (int b = a; b > 0 && iabs(ops[0].strides[perm[b]]) > iabs(ops[0].strides[perm[b - 1]]); --b)
-      std::swap(perm[b], perm[b - 1]);
-  {
-    index_t te[max_rank];
-    for (int k = 0; k < R; ++k) te[k] = e[perm[k]];
-    for (int k = 0; k < R; ++k) e[k] = te[k];
-    for (int j = 0; j < count; ++j) {
-      index_t ts[max_rank];
-      for (int k = 0; k < R; ++k) ts[k] = ops[j].strides[perm[k]];
-      for (int k = 0; k < R; ++k) ops[j].strides[k] = ts[k];
-    }
-  }
-
-  // 3. Reversed destination dims run forward (every operand flips with it; safe because no
-  //    operand reads the destination at another position).
-  for (int k = 0; k < R && !opt.keep_order; ++k)
-    if (ops[0].strides[k] < 0)
-      for (int j = 0; j < count; ++j) {
-        ops[j].ptr += (e[k] - 1) * ops[j].strides[k] * ops[j].esize;
-        ops[j].strides[k] = -ops[j].strides[k];
-      }
-
-  // 4. Coalesce: merge dim k into k+1 when every operand steps over it contiguously.
-  {
-    int out = R - 1; // write position, innermost first
-    index_t ce[max_rank];
-    ce[out] = e[R - 1];
-    for (int k = R - 2; k >= 0; --k) {
-      bool merge = true;
-      for (int j = 0; j < count && merge; ++j)
-        merge = ops[j].strides[k] == ops[j].strides[out] * ce[out];
-      if (merge) {
-        ce[out] *= e[k];
-      } else {
-        --out;
-        ce[out] = e[k];
-        for (int j = 0; j < count; ++j) ops[j].strides[out] = ops[j].strides[k];
-      }
-    }
-    const int shift = out;
-    R -= shift;
-    for (int k = 0; k < R; ++k) e[k] = ce[k + shift];
-    if (shift)
-      for (int j = 0; j < count; ++j)
-        for (int k = 0; k < R; ++k) ops[j].strides[k] = ops[j].strides[k + shift];
   }
   p.rank = R;
   p.size = 1;

@@ -1,4 +1,5 @@
 // Device loop planning: see kernels/include/lz/kernels/thrust/plan.hpp.
+#include <lz/kernels/dims.hpp>
 #include <lz/kernels/thrust/plan.hpp>
 
 #include <cstdlib>
@@ -21,46 +22,14 @@ loop_desc plan_loop(int R, const index_t* ext, int count, index_t* const* stride
     d.p = path::flat;
     return d;
   }
-  // Dims that move (extent > 1), outermost first.
-  int dims[max_rank];
-  int n = 0;
-  for (int k = 0; k < R; ++k)
-    if (ext[k] != 1) dims[n++] = k;
-  // Order by the guide's |stride|, largest first (innermost = the guide's fastest dim); stable,
-  // so ties keep the logical order.
-  if (!keep_order && count > 0) {
-    auto mag = [&](int k) { return std::labs(strides[0][k]); };
-    for (int a = 1; a < n; ++a)
-      for (int b = a; b > 0 && mag(dims[b]) > mag(dims[b - 1]); --b)
-        std::swap(dims[b], dims[b - 1]);
-  }
-  // Coalesce: outer dim a merges into inner dim b when, for every operand, s[a] == s[b]*ext[b].
+  // Drop extent-1 dims, order by the guide's |stride| (innermost = its fastest dim), coalesce
+  // (kernels/dims.hpp; device loops never flip reversed dims), then right-align in the R slots.
   index_t cext[max_rank];
-  int m = 0;
-  int group_inner[max_rank]; // the innermost original dim of each coalesced group
-  for (int t = 0; t < n; ++t) {
-    const int k = dims[t];
-    if (m > 0) {
-      const int b = group_inner[m - 1];
-      // k (inner) continues the group when the group's innermost stride is k's stride times
-      // k's extent, for every operand; the merged group then steps by k's stride.
-      bool ok = true;
-      for (int j = 0; j < count && ok; ++j) ok = strides[j][b] == strides[j][k] * ext[k];
-      if (ok) {
-        cext[m - 1] *= ext[k];
-        group_inner[m - 1] = k;
-        continue;
-      }
-    }
-    cext[m] = ext[k];
-    group_inner[m] = k;
-    ++m;
-  }
-  // Rewrite every operand's strides: group g takes the stride of its innermost dim, placed in
-  // slot R - m + g.
+  for (int k = 0; k < R; ++k) cext[k] = ext[k];
+  const int m = plan_dims(R, cext, count, strides, keep_order, nullptr);
   for (int j = 0; j < count; ++j) {
     index_t s[max_rank];
-    for (int g = 0; g < m; ++g) s[g] = strides[j][group_inner[g]];
+    for (int g = 0; g < m; ++g) s[g] = strides[j][g];
     for (int k = 0; k < R; ++k) strides[j][k] = 0;
     for (int g = 0; g < m; ++g) strides[j][R - m + g] = s[g];
   }

@@ -460,14 +460,37 @@ bool try_bias_relu(Sink& s, const device_policy& pol, device_view<T, 2> dst, con
 
 static_assert(fusion::plan_sink<device_explain_sink, device_policy>);
 
-/// Plans dst ⊕= e on the device: the bias+ReLU rule, then the shared rule list.
+/// The bias+ReLU rule as a list entry: tried first on the device.
+struct bias_relu_rule {
+  static constexpr const char* name = "bias+relu";
+  static constexpr fusion::rule_id id = fusion::rule_id::bias_relu;
+  static constexpr bool always = false; ///< apply never declines once selected
+  template <class T, std::size_t R, class E>
+  static constexpr bool selects = R == 2 && detail_bias_relu::candidate<T, E>();
+  template <assign_op Op, class Sink, template <class, std::size_t> class View, class T,
+            std::size_t R, class E>
+  static bool apply(Sink& s, const device_policy& pol, View<T, R> dst, const E& e) {
+    if constexpr (Op == assign_op::set && R == 2)
+      return try_bias_relu(s, pol, dst, e);
+    else
+      return false;
+  }
+};
+
+/// The device's rule order: the bias+ReLU rule, then the shared list (fusion/rules.hpp).
+template <class L>
+struct device_rules_of;
+template <class... Rules>
+struct device_rules_of<fusion::rule_list<Rules...>> {
+  using type = fusion::rule_list<bias_relu_rule, Rules...>;
+};
+using device_rule_order = device_rules_of<fusion::rule_order>::type;
+
+/// Plans dst ⊕= e on the device through the device's rule order.
 template <assign_op Op, class Sink, class T, std::size_t R, class E>
 void plan_device(Sink& s, const device_policy& pol, device_view<T, R> dst, const E& e) {
   s.set_dst(dst.data());
-  if constexpr (Op == assign_op::set && R == 2 && detail_bias_relu::candidate<T, E>()) {
-    if (try_bias_relu(s, pol, dst, e)) return;
-  }
-  fusion::plan_assign<Op>(s, pol, dst, e);
+  device_rule_order::plan<Op>(s, pol, dst, e);
 }
 
 template <assign_op Op, class T, std::size_t R, class E>

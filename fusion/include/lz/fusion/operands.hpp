@@ -9,12 +9,6 @@
 
 namespace lz::fusion {
 
-// Defined in rules.hpp: lowers `dst ⊕= e` through the ordered rule list (used to evaluate an
-// operand that is not a plain view into a temporary).
-template <lz::detail::assign_op Op, class Sink, class P, template <class, std::size_t> class View,
-          class T, std::size_t R, class E>
-void plan_assign(Sink& s, const P& pol, View<T, R> dst, const E& e);
-
 namespace detail_operands {
 
 template <class E>

@@ -22,6 +22,26 @@
 
 namespace lz::fusion {
 
+/// The rules, one per file under rules/, in the order rules.hpp lists them (`rule_v` names the
+/// first whose pattern matches a tree at compile time); the device's own rule last.
+enum class rule_id {
+  reduce,
+  gemm,
+  gemv,
+  sum_of_products,
+  level1,
+  via_temp,
+  nested,
+  map,
+  bias_relu
+};
+
+/// Lowers dst ⊕= e into steps on sink s: the rule list (rules.hpp). Rules call it for the parts
+/// they plan separately (groups, temporaries, copies).
+template <lz::detail::assign_op Op, class Sink, class P, template <class, std::size_t> class View,
+          class T, std::size_t R, class E>
+void plan_assign(Sink& s, const P& pol, View<T, R> dst, const E& e);
+
 /// Where a step's operand lives, for explain: the destination, a temporary, or user memory.
 struct origin {
   static constexpr int user = -1;

@@ -93,6 +93,23 @@ constexpr counts count() {
     return {0, 1, 0, std::is_same_v<K<E>, lz::detail::leaf_kind> ? 1 : 0};
 }
 
+/// Every product term of E's additive structure has element type V.
+template <class V, class E>
+constexpr bool products_of_type() {
+  constexpr shape_kind k = shape_of<E>();
+  if constexpr (k == shape_kind::sum || k == shape_kind::difference)
+    return products_of_type<V, arg_t<E, 0>>() && products_of_type<V, arg_t<E, 1>>();
+  else if constexpr (k == shape_kind::negation || k == shape_kind::scaled_right ||
+                     k == shape_kind::divided)
+    return products_of_type<V, arg_t<E, 0>>();
+  else if constexpr (k == shape_kind::scaled_left)
+    return products_of_type<V, arg_t<E, 1>>();
+  else if constexpr (is_product_term<E>())
+    return std::is_same_v<value_t<E>, V>;
+  else
+    return true;
+}
+
 } // namespace detail_terms
 
 /// Product terms in e's additive structure, other terms, and the rank of the products.

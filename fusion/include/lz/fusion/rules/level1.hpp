@@ -22,6 +22,14 @@ struct level1 {
   /// Compile time: float/double, at most two terms, each a scaled memory leaf (or x *= a).
   template <class E, class T>
   static constexpr bool matches = matches_fn<E, T>();
+  static constexpr rule_id id = rule_id::level1;
+  static constexpr bool always = false; ///< apply never declines once selected
+  template <class T, std::size_t R, class E>
+  static constexpr bool selects = matches<E, T>;
+  /// axpy / scal in place, where the measured thresholds say BLAS is faster.
+  template <lz::detail::assign_op Op, class Sink, class P, template <class, std::size_t> class View,
+            class T, std::size_t R, class E>
+  static bool apply(Sink& s, const P& pol, View<T, R> dst, const E& e);
 };
 
 } // namespace lz::fusion::rules
@@ -124,3 +132,11 @@ bool lower_level1(Sink& s, View<T, R> dst, const E& e) {
 }
 
 } // namespace lz::fusion
+
+namespace lz::fusion::rules {
+template <lz::detail::assign_op Op, class Sink, class P, template <class, std::size_t> class View,
+          class T, std::size_t R, class E>
+bool level1::apply(Sink& s, const P&, View<T, R> dst, const E& e) {
+  return lower_level1<Op>(s, dst, e);
+}
+} // namespace lz::fusion::rules

@@ -95,4 +95,21 @@ void explain_sink::map(const P& pol, tensor_view<T, R> dst, const E& e) {
   loop(text, "map");
 }
 
+namespace rules {
+/// The fallback, last in the list: everything elementwise, one loop (the sink's map step).
+struct map {
+  static constexpr const char* name = "map";
+  static constexpr rule_id id = rule_id::map;
+  static constexpr bool always = true; ///< apply never declines once selected
+  template <class T, std::size_t R, class E>
+  static constexpr bool selects = true;
+  template <lz::detail::assign_op Op, class Sink, class P, template <class, std::size_t> class View,
+            class T, std::size_t R, class E>
+  static bool apply(Sink& s, const P& pol, View<T, R> dst, const E& e) {
+    s.template map<Op>(pol, dst, e);
+    return true;
+  }
+};
+} // namespace rules
+
 } // namespace lz::fusion

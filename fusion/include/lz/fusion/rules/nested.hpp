@@ -48,22 +48,6 @@ constexpr bool is_group_at() {
 // A group whose product terms go straight to BLAS steps while its other terms stay in the
 // elementwise tree: an additive group (not a lone product) with other terms, whose products all
 // have the group's element type and rank ≥ 1.
-template <class V, class E>
-constexpr bool all_products_of() {
-  using namespace detail_terms;
-  constexpr shape_kind k = shape_of<E>();
-  if constexpr (k == shape_kind::sum || k == shape_kind::difference)
-    return all_products_of<V, arg_t<E, 0>>() && all_products_of<V, arg_t<E, 1>>();
-  else if constexpr (k == shape_kind::negation || k == shape_kind::scaled_right ||
-                     k == shape_kind::divided)
-    return all_products_of<V, arg_t<E, 0>>();
-  else if constexpr (k == shape_kind::scaled_left)
-    return all_products_of<V, arg_t<E, 1>>();
-  else if constexpr (is_product_term<E>())
-    return std::is_same_v<value_t<E>, V>;
-  else
-    return true;
-}
 template <class E>
 constexpr bool split_group() {
   if constexpr (!std::is_same_v<K<E>, lz::detail::map_kind> ||
@@ -71,7 +55,8 @@ constexpr bool split_group() {
     return false;
   } else {
     constexpr auto c = term_counts_v<E>;
-    return c.products > 0 && c.others > 0 && c.product_rank > 0 && all_products_of<value_t<E>, E>();
+    return c.products > 0 && c.others > 0 && c.product_rank > 0 &&
+           detail_terms::products_of_type<value_t<E>, E>();
   }
 }
 template <class E>
@@ -205,5 +190,21 @@ void lower_nested(Sink& s, const P& pol, View<T, R> dst, const E& e) {
   const auto e2 = substitute<Sink, true>(e, slots, j);
   plan_assign<Op>(s, pol, dst, e2);
 }
+
+namespace rules {
+struct nested {
+  static constexpr const char* name = "nested";
+  static constexpr rule_id id = rule_id::nested;
+  static constexpr bool always = true; ///< apply never declines once selected
+  template <class T, std::size_t R, class E>
+  static constexpr bool selects = detail_nested::count_groups<E>() > 0;
+  template <lz::detail::assign_op Op, class Sink, class P, template <class, std::size_t> class View,
+            class T, std::size_t R, class E>
+  static bool apply(Sink& s, const P& pol, View<T, R> dst, const E& e) {
+    lower_nested<Op>(s, pol, dst, e);
+    return true;
+  }
+};
+} // namespace rules
 
 } // namespace lz::fusion

@@ -111,6 +111,21 @@ bool try_reduce(Sink& s, const P& pol, View<T, R> dst, const E& e) {
   return false;
 }
 
+namespace rules {
+struct reduce {
+  static constexpr const char* name = "reduce";
+  static constexpr rule_id id = rule_id::reduce;
+  static constexpr bool always = false; ///< apply never declines once selected
+  template <class T, std::size_t R, class E>
+  static constexpr bool selects = is_axis_reduction_v<E> || is_full_reduction_v<E>;
+  template <lz::detail::assign_op Op, class Sink, class P, template <class, std::size_t> class View,
+            class T, std::size_t R, class E>
+  static bool apply(Sink& s, const P& pol, View<T, R> dst, const E& e) {
+    return try_reduce<Op>(s, pol, dst, e);
+  }
+};
+} // namespace rules
+
 /// The reduction step on the host sinks: run it (kernels/cpu/reduce.cpp), or describe it.
 template <lz::detail::assign_op Op, class P, class T, std::size_t R, class E>
 void exec_sink::reduce(const P& pol, tensor_view<T, R> dst, const E& e) {
