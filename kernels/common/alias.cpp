@@ -6,22 +6,8 @@
 namespace lz::kernels {
 namespace {
 
-struct byte_range {
-  const char* lo;
-  const char* hi; // one past the last byte
-};
-
-byte_range range_of(const detail::operand& op, int rank, const index_t* ext) {
-  index_t lo = 0, hi = 0;
-  for (int k = 0; k < rank; ++k) {
-    if (ext[k] <= 1) continue;
-    const index_t span = (ext[k] - 1) * op.strides[k];
-    if (span < 0)
-      lo += span;
-    else
-      hi += span;
-  }
-  return {op.ptr + lo * op.esize, op.ptr + (hi + 1) * op.esize};
+detail::byte_span range_of(const detail::operand& op, int rank, const index_t* ext) {
+  return detail::span_of(op.ptr, std::size_t(op.esize), rank, ext, op.strides);
 }
 
 bool empty_loop(int rank, const index_t* ext) {
@@ -81,8 +67,7 @@ int same_strides_meet(const detail::operand& a, const detail::operand& b, int ra
 // bytes and their offsets differ by a residue that keeps every pair of elements apart, or (same
 // strides) when no shift within the extents maps one onto the other.
 bool disjoint(const detail::operand& a, const detail::operand& b, int rank, const index_t* ext) {
-  const byte_range ra = range_of(a, rank, ext), rb = range_of(b, rank, ext);
-  if (ra.hi <= rb.lo || rb.hi <= ra.lo) return true;
+  if (!detail::spans_overlap(range_of(a, rank, ext), range_of(b, rank, ext))) return true;
   index_t g = 0;
   for (int k = 0; k < rank; ++k) {
     if (ext[k] <= 1) continue;

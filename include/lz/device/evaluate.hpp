@@ -202,16 +202,10 @@ void device_reduce_axis(const device_policy& pol, device_view<D, RD> dst,
 // when they are apart; opaque children are materialized into fresh memory).
 template <class T, std::size_t R, class E>
 bool leaves_touch(device_view<T, R> dst, const E& e) {
-  if (dst.empty()) return false;
+  const byte_span d = span_of(dst.data(), dst.layout());
   bool hit = false;
-  const char* d0 = reinterpret_cast<const char*>(dst.data() + dst.layout().min_offset());
-  const char* d1 = reinterpret_cast<const char*>(dst.data() + dst.layout().max_offset() + 1);
   for_each_leaf(e, [&](const auto& leaf) {
-    const auto& l = leaf.layout();
-    if (l.empty()) return;
-    const char* a0 = reinterpret_cast<const char*>(leaf.data() + l.min_offset());
-    const char* a1 = reinterpret_cast<const char*>(leaf.data() + l.max_offset() + 1);
-    hit = hit || !(a1 <= d0 || d1 <= a0);
+    hit = hit || spans_overlap(d, span_of(leaf.data(), leaf.layout()));
   });
   return hit;
 }

@@ -294,4 +294,38 @@ bool broadcasts_to(const shape_t<R>& from, const shape_t<R>& to) noexcept {
   return true;
 }
 
+namespace detail {
+
+/// The bytes [lo, hi) a strided block can touch (lo == hi: none). The one overlap primitive:
+/// the fusion rules (touches_dst, BLAS operands), the device rules and the exact alias analysis
+/// (kernels/common/alias.cpp) all build on it.
+struct byte_span {
+  const char* lo = nullptr;
+  const char* hi = nullptr; ///< one past the last byte
+};
+/// `esize`-byte elements at `p`, `rank` dims of extents `ext` and strides `strides` (elements).
+inline byte_span span_of(const void* p, std::size_t esize, int rank, const index_t* ext,
+                         const index_t* strides) noexcept {
+  index_t lo = 0, hi = 0;
+  for (int k = 0; k < rank; ++k) {
+    if (ext[k] == 0) return {};
+    if (ext[k] == 1) continue;
+    const index_t span = (ext[k] - 1) * strides[k];
+    (span < 0 ? lo : hi) += span;
+  }
+  const char* b = static_cast<const char*>(p);
+  const auto es = static_cast<index_t>(esize);
+  return {b + lo * es, b + (hi + 1) * es};
+}
+template <class T, std::size_t R>
+byte_span span_of(const T* p, const strided_layout<R>& l) noexcept {
+  return span_of(p, sizeof(T), int(R), l.extents.data(), l.strides.data());
+}
+/// The two blocks share a byte.
+inline bool spans_overlap(byte_span a, byte_span b) noexcept {
+  return a.lo < a.hi && b.lo < b.hi && a.lo < b.hi && b.lo < a.hi;
+}
+
+} // namespace detail
+
 } // namespace lz

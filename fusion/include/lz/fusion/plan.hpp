@@ -58,18 +58,10 @@ struct mat {
 
   /// The transposed operand (a view: strides swap).
   mat transposed() const { return {ptr, cols, rows, cs, rs, from}; }
-  /// Highest and lowest byte touched (for overlap checks).
-  const char* lo() const {
-    index_t o = 0;
-    if (rows > 1 && rs < 0) o += (rows - 1) * rs;
-    if (cols > 1 && cs < 0) o += (cols - 1) * cs;
-    return reinterpret_cast<const char*>(ptr + o);
-  }
-  const char* hi() const {
-    index_t o = 0;
-    if (rows > 1 && rs > 0) o += (rows - 1) * rs;
-    if (cols > 1 && cs > 0) o += (cols - 1) * cs;
-    return reinterpret_cast<const char*>(ptr + o + 1);
+  /// The bytes it can touch (for overlap checks).
+  lz::detail::byte_span span() const {
+    const index_t ext[2] = {rows, cols}, st[2] = {rs, cs};
+    return lz::detail::span_of(ptr, sizeof(V), 2, ext, st);
   }
   bool empty() const { return rows == 0 || cols == 0; }
 };
@@ -77,8 +69,7 @@ struct mat {
 /// Byte ranges overlap (conservative; exactness matters only for views that interleave).
 template <class A, class B>
 bool overlaps(const mat<A>& a, const mat<B>& b) {
-  if (a.empty() || b.empty()) return false;
-  return a.lo() < b.hi() && b.lo() < a.hi();
+  return lz::detail::spans_overlap(a.span(), b.span());
 }
 
 /// One gemm step, fully decided: BLAS (order, flags, leading dims) or lazuli's own kernel

@@ -193,16 +193,10 @@ void for_each_leaf_deep(const E& e, F&& v) {
 /// Any memory leaf under e shares bytes with dst.
 template <template <class, std::size_t> class View, class T, std::size_t R, class E>
 bool touches_dst(View<T, R> dst, const E& e) {
-  if (dst.empty()) return false;
-  const char* d0 = reinterpret_cast<const char*>(dst.data() + dst.layout().min_offset());
-  const char* d1 = reinterpret_cast<const char*>(dst.data() + dst.layout().max_offset() + 1);
+  const lz::detail::byte_span d = lz::detail::span_of(dst.data(), dst.layout());
   bool hit = false;
   for_each_leaf_deep(e, [&](const auto& leaf) {
-    const auto& l = leaf.layout();
-    if (l.empty()) return;
-    const char* a0 = reinterpret_cast<const char*>(leaf.data() + l.min_offset());
-    const char* a1 = reinterpret_cast<const char*>(leaf.data() + l.max_offset() + 1);
-    hit = hit || (a0 < d1 && d0 < a1);
+    hit = hit || lz::detail::spans_overlap(d, lz::detail::span_of(leaf.data(), leaf.layout()));
   });
   return hit;
 }
