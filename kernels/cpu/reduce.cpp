@@ -262,6 +262,11 @@ void run_reduce_axis(int out_rank, const index_t* out_ext, index_t axis_len, int
   }
   if (vertical && axis_contiguous && count > 1) vertical = false; // segments are better
 
+  // An empty axis reads no element: the leaves (perhaps null) are not moved either.
+  if (axis_len == 0)
+    for (int j = 1; j < count; ++j)
+      for (int d = 0; d <= out_rank; ++d) ops[j].strides[d] = 0;
+
   const index_t inner = out_rank >= 1 ? out_ext[last] : 1;
   const index_t group = vertical ? std::min<index_t>(inner, 256) : 1;
   const index_t groups_per_row = vertical ? ceil_div(inner, group) : inner;

@@ -21,6 +21,9 @@
 #include <lz/fusion/rules/via_temp.hpp>
 #include <lz/fusion/sink.hpp>
 
+#include <tuple>
+#include <utility>
+
 namespace lz::fusion {
 
 /// An ordered list of rules (`rule_order` below; the device prepends its own, device/plan.hpp).
@@ -34,35 +37,36 @@ struct rule_list {
     ((found = found || (Rules::template selects<T, R, E> ? (id = Rules::id, true) : false)), ...);
     return id;
   }
-  /// Lowers dst ⊕= e by the first rule that matches and applies. Rules after the first one
-  /// that matches and always applies (`always`) are not instantiated.
+  /// Lowers dst ⊕= e by the first rule that matches and applies. Only the rules that select
+  /// the tree, up to the first one that always applies, are instantiated.
   template <lz::detail::assign_op Op, class Sink, class P, template <class, std::size_t> class View,
             class T, std::size_t R, class E>
   static void plan(Sink& s, const P& pol, View<T, R> dst, const E& e) {
-    constexpr std::size_t last = last_reachable<T, R, E>();
-    [&]<std::size_t... I>(std::index_sequence<I...>) {
-      (void)(apply_if<Rules, (I <= last), Op>(s, pol, dst, e) || ...);
+    static constexpr tried c = tried_for<T, R, E>();
+    [&]<std::size_t... J>(std::index_sequence<J...>) {
+      (void)(rule_at<c.index[J]>::template apply<Op>(s, pol, dst, e) || ...);
     }
-    (std::index_sequence_for<Rules...>{});
+    (std::make_index_sequence<c.count>{});
   }
 
  private:
+  template <std::size_t I>
+  using rule_at = std::tuple_element_t<I, std::tuple<Rules...>>;
+  struct tried {
+    std::size_t index[sizeof...(Rules)] = {};
+    std::size_t count = 0;
+  };
   template <class T, std::size_t R, class E>
-  static constexpr std::size_t last_reachable() {
-    std::size_t i = 0, last = sizeof...(Rules);
-    ((last =
-          last == sizeof...(Rules) && Rules::always && Rules::template selects<T, R, E> ? i : last,
-      ++i),
-     ...);
-    return last;
-  }
-  template <class Rule, bool Reachable, lz::detail::assign_op Op, class Sink, class P,
-            template <class, std::size_t> class View, class T, std::size_t R, class E>
-  static bool apply_if(Sink& s, const P& pol, View<T, R> dst, const E& e) {
-    if constexpr (Reachable && Rule::template selects<T, R, E>)
-      return Rule::template apply<Op>(s, pol, dst, e);
-    else
-      return false;
+  static constexpr tried tried_for() {
+    constexpr bool selects[] = {Rules::template selects<T, R, E>...};
+    constexpr bool always[] = {Rules::always...};
+    tried t;
+    for (std::size_t i = 0; i < sizeof...(Rules); ++i)
+      if (selects[i]) {
+        t.index[t.count++] = i;
+        if (always[i]) break;
+      }
+    return t;
   }
 };
 

@@ -93,6 +93,7 @@ struct kleaf {
   /// The same leaf advanced to index idx[0..n) of the leading dims (axis reductions).
   LZ_HD kleaf moved(const index_t* idx, std::size_t n) const {
     kleaf l = *this;
+    if (l.p == nullptr) return l; // an empty operand: nothing is read through it
     for (std::size_t k = 0; k < n && k < R; ++k) l.p += idx[k] * s[k];
     return l;
   }
