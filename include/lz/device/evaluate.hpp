@@ -198,18 +198,6 @@ void device_reduce_axis(const device_policy& pol, device_view<D, RD> dst,
   kernels::dev::run_reduce_axis<Op, Fin, A, V, AOp>(ex, d, k, out, len, init);
 }
 
-// Byte ranges of the plain leaves under e against the destination (the reduce rule applies only
-// when they are apart; opaque children are materialized into fresh memory).
-template <class T, std::size_t R, class E>
-bool leaves_touch(device_view<T, R> dst, const E& e) {
-  const byte_span d = span_of(dst.data(), dst.layout());
-  bool hit = false;
-  for_each_leaf(e, [&](const auto& leaf) {
-    hit = hit || spans_overlap(d, span_of(leaf.data(), leaf.layout()));
-  });
-  return hit;
-}
-
 /// True when a product (matmul node) sits anywhere in e, under maps, views or reductions.
 template <class E>
 constexpr bool has_product() {
@@ -274,7 +262,7 @@ void device_assign_with(const device_policy& pol, device_view<T, R> dst, const E
           device_plan<Op>(pol, dst, e, temps);
           done = true;
         } else if constexpr (fusion::is_axis_reduction_v<E>) {
-          if (dst.shape() == e.shape() && !leaves_touch(dst, e.arg)) {
+          if (fusion::reduces_into(dst, e)) {
             device_reduce_axis<Op>(pol, dst, e, temps);
             done = true;
           }

@@ -25,7 +25,7 @@ requires expression<E> std::string explain(const device_policy& pol, D&& dst, co
         throw shape_error("lz: cannot assign shape " + detail::to_string(e.shape()) +
                           " to a device destination of shape " + detail::to_string(dv.shape()));
     detail::device_explain_sink s;
-    detail::plan_device<detail::assign_op::set>(s, pol, dv, e);
+    detail::lower_device<detail::assign_op::set>(s, pol, dv, e);
     out.pop_back(); // text() adds the newline after the title
     return s.text(out);
   }
@@ -35,7 +35,7 @@ requires expression<E> std::string explain(const device_policy& pol, D&& dst, co
     std::vector<std::string> notes;
     detail::kernel_build ctx{&pol, nullptr, true, &notes};
     if constexpr (fusion::is_axis_reduction_v<E>) {
-      if (dv.shape() == e.shape() && !detail::leaves_touch(dv, e.arg))
+      if (fusion::reduces_into(dv, e))
         return out + "  rule reduce: one thrust::for_each_n over " + std::to_string(dv.size()) +
                " outputs, each along axis " + std::to_string(e.axis) + " (" +
                std::to_string(e.arg.shape()[e.axis]) + "), straight into the destination\n";

@@ -488,7 +488,7 @@ using device_rule_order = device_rules_of<fusion::rule_order>::type;
 
 /// Plans dst ⊕= e on the device through the device's rule order.
 template <assign_op Op, class Sink, class T, std::size_t R, class E>
-void plan_device(Sink& s, const device_policy& pol, device_view<T, R> dst, const E& e) {
+void lower_device(Sink& s, const device_policy& pol, device_view<T, R> dst, const E& e) {
   s.set_dst(dst.data());
   device_rule_order::plan<Op>(s, pol, dst, e);
 }
@@ -496,7 +496,7 @@ void plan_device(Sink& s, const device_policy& pol, device_view<T, R> dst, const
 template <assign_op Op, class T, std::size_t R, class E>
 void device_plan(const device_policy& pol, device_view<T, R> dst, const E& e, device_temps& temps) {
   device_exec_sink s(pol, temps);
-  plan_device<Op>(s, pol, dst, e);
+  lower_device<Op>(s, pol, dst, e);
 }
 
 } // namespace detail

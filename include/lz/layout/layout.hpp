@@ -297,8 +297,8 @@ bool broadcasts_to(const shape_t<R>& from, const shape_t<R>& to) noexcept {
 namespace detail {
 
 /// The bytes [lo, hi) a strided block can touch (lo == hi: none). The one overlap primitive:
-/// the fusion rules (touches_dst, BLAS operands), the device rules and the exact alias analysis
-/// (kernels/common/alias.cpp) all build on it.
+/// the fusion rules (touches_dst, reduces_into; the device asks the same) and the exact alias
+/// analysis (kernels/common/alias.cpp) all build on it.
 struct byte_span {
   const char* lo = nullptr;
   const char* hi = nullptr; ///< one past the last byte

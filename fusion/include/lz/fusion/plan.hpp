@@ -58,19 +58,7 @@ struct mat {
 
   /// The transposed operand (a view: strides swap).
   mat transposed() const { return {ptr, cols, rows, cs, rs, from}; }
-  /// The bytes it can touch (for overlap checks).
-  lz::detail::byte_span span() const {
-    const index_t ext[2] = {rows, cols}, st[2] = {rs, cs};
-    return lz::detail::span_of(ptr, sizeof(V), 2, ext, st);
-  }
-  bool empty() const { return rows == 0 || cols == 0; }
 };
-
-/// Byte ranges overlap (conservative; exactness matters only for views that interleave).
-template <class A, class B>
-bool overlaps(const mat<A>& a, const mat<B>& b) {
-  return lz::detail::spans_overlap(a.span(), b.span());
-}
 
 /// One gemm step, fully decided: BLAS (order, flags, leading dims) or lazuli's own kernel
 /// (any strides).

@@ -52,11 +52,6 @@ void collect(Sink& s, const P& pol, const E& e, bool trans, V& scale, operand_re
   }
 }
 
-template <class V>
-V scalar_one() {
-  return V(1);
-}
-
 } // namespace detail_products
 
 /// C = alpha·A·B + beta·C (A m×k, B k×n): BLAS gemm, own kernel, or copies, as decided here.

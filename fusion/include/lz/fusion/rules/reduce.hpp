@@ -93,12 +93,19 @@ inline constexpr bool is_full_reduction_v = false;
 template <class Op, class Fin, class E>
 inline constexpr bool is_full_reduction_v<reduce_expr<Op, Fin, E>> = true;
 
+/// The reduce rule's run-time condition for an axis reduction e: dst has e's shape and shares no
+/// byte with e's operand (the device's direct path asks the same, device/evaluate.hpp).
+template <template <class, std::size_t> class View, class T, std::size_t R, class E>
+bool reduces_into(View<T, R> dst, const E& e) {
+  return dst.shape() == e.shape() && !touches_dst(dst, e.arg);
+}
+
 /// The reduce rule: a reduction step straight into dst when it applies; false otherwise.
 template <lz::detail::assign_op Op, class Sink, class P, template <class, std::size_t> class View,
           class T, std::size_t R, class E>
 bool try_reduce(Sink& s, const P& pol, View<T, R> dst, const E& e) {
   if constexpr (is_axis_reduction_v<E>) {
-    if (dst.shape() == e.shape() && !touches_dst(dst, e.arg)) {
+    if (reduces_into(dst, e)) {
       s.template reduce<Op>(pol, dst, e);
       return true;
     }
