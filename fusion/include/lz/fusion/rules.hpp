@@ -93,7 +93,13 @@ constexpr rule_id first_rule() {
 /// decltype(A * B)> == lz::fusion::rule_id::gemm)`. Run-time conditions (layouts, aliasing) may
 /// still send it to a later rule.
 template <class T, class E>
-inline constexpr rule_id rule_v = first_rule<T, rank_v<E>, std::remove_cvref_t<E>>();
+inline constexpr rule_id rule_v = [] {
+  using X = std::remove_cvref_t<E>;
+  if constexpr (scalar_like<X>)
+    return rule_id::map;
+  else
+    return first_rule<T, rank_v<X>, X>();
+}();
 
 /// Lowers dst ⊕= e into steps on sink s (any `plan_sink`): the first rule of `rule_order` that
 /// matches and applies.

@@ -264,4 +264,20 @@ bool lower_terms(Sink& s, const P& pol, View<T, R> dst, const E& e, const char* 
   }
 }
 
+namespace rules {
+/// What the product-term rules (gemm, gemv, sum of products) share: each selects a tree by its
+/// own `matches<E>` and lowers it through lower_terms under its own name.
+template <class Rule>
+struct product_terms_rule {
+  static constexpr bool always = false; ///< apply declines when lower_terms does
+  template <class T, std::size_t R, class E>
+  static constexpr bool selects = Rule::template matches<E>;
+  template <lz::detail::assign_op Op, class Sink, class P, template <class, std::size_t> class View,
+            class T, std::size_t R, class E>
+  static bool apply(Sink& s, const P& pol, View<T, R> dst, const E& e) {
+    return lower_terms<Op>(s, pol, dst, e, Rule::name);
+  }
+};
+} // namespace rules
+
 } // namespace lz::fusion

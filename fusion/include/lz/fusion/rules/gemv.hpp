@@ -8,22 +8,13 @@
 
 namespace lz::fusion::rules {
 
-struct gemv {
+struct gemv : product_terms_rule<gemv> {
   static constexpr const char* name = "gemv";
   /// Compile time: exactly one matrix-vector product term.
   template <class E>
   static constexpr bool matches =
       term_counts_v<E>.products == 1 && term_counts_v<E>.product_rank == 1;
   static constexpr rule_id id = rule_id::gemv;
-  static constexpr bool always = false; ///< apply never declines once selected
-  template <class T, std::size_t R, class E>
-  static constexpr bool selects = matches<E>;
-  /// The product terms → BLAS calls accumulating into dst (fusion/terms.hpp).
-  template <lz::detail::assign_op Op, class Sink, class P, template <class, std::size_t> class View,
-            class T, std::size_t R, class E>
-  static bool apply(Sink& s, const P& pol, View<T, R> dst, const E& e) {
-    return lower_terms<Op>(s, pol, dst, e, name);
-  }
 };
 
 } // namespace lz::fusion::rules

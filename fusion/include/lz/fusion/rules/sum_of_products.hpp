@@ -9,20 +9,11 @@
 
 namespace lz::fusion::rules {
 
-struct sum_of_products {
+struct sum_of_products : product_terms_rule<sum_of_products> {
   static constexpr const char* name = "sum of products";
   template <class E>
   static constexpr bool matches = term_counts_v<E>.products >= 2;
   static constexpr rule_id id = rule_id::sum_of_products;
-  static constexpr bool always = false; ///< apply never declines once selected
-  template <class T, std::size_t R, class E>
-  static constexpr bool selects = matches<E>;
-  /// The product terms → BLAS calls accumulating into dst (fusion/terms.hpp).
-  template <lz::detail::assign_op Op, class Sink, class P, template <class, std::size_t> class View,
-            class T, std::size_t R, class E>
-  static bool apply(Sink& s, const P& pol, View<T, R> dst, const E& e) {
-    return lower_terms<Op>(s, pol, dst, e, name);
-  }
 };
 
 } // namespace lz::fusion::rules
