@@ -60,6 +60,39 @@ struct mat {
   mat transposed() const { return {ptr, cols, rows, cs, rs, from}; }
 };
 
+/// A view as a mat (a vector becomes a column: rows = n, cols = 1).
+template <class V, class L>
+mat<const V> mat_of(const L& leaf, origin from = {}) {
+  const auto& l = leaf.layout();
+  if constexpr (rank_v<L> == 2)
+    return {leaf.data(), l.extents[0], l.extents[1], l.strides[0], l.strides[1], from};
+  else
+    return {leaf.data(), l.extents[0], 1, l.strides[0], 1, from};
+}
+
+/// A mat as a read-only view of rank R (for copy loops), of the sink's view kind.
+template <std::size_t R, class Sink, class V>
+auto view_of(const Sink&, const mat<V>& m) {
+  strided_layout<R> l;
+  l.extents[0] = m.rows;
+  l.strides[0] = m.rs;
+  if constexpr (R == 2) {
+    l.extents[1] = m.cols;
+    l.strides[1] = m.cs;
+  }
+  return typename Sink::template view<const V, R>(m.ptr, l, lz::detail::trusted);
+}
+
+/// Writable mat of a destination view.
+template <template <class, std::size_t> class View, class V, std::size_t R>
+mat<V> mat_of_dst(View<V, R> d, origin from) {
+  const auto& l = d.layout();
+  if constexpr (R == 2)
+    return {d.data(), l.extents[0], l.extents[1], l.strides[0], l.strides[1], from};
+  else
+    return {d.data(), l.extents[0], 1, l.strides[0], 1, from};
+}
+
 /// One gemm step, fully decided: BLAS (order, flags, leading dims) or lazuli's own kernel
 /// (any strides).
 template <class V>

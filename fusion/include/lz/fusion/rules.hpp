@@ -16,7 +16,6 @@
 #include <lz/fusion/rules/nested.hpp>
 #include <lz/fusion/rules/reduce.hpp>
 #include <lz/fusion/rules/sum_of_products.hpp>
-#include <lz/fusion/rules/syrk.hpp>
 #include <lz/fusion/rules/transpose.hpp>
 #include <lz/fusion/rules/via_temp.hpp>
 #include <lz/fusion/sink.hpp>

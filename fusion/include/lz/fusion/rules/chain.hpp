@@ -5,7 +5,7 @@
 // Used by fusion/products.hpp; each step runs by kernels/blas.
 #pragma once
 
-#include <lz/fusion/operands.hpp>
+#include <lz/fusion/plan.hpp>
 
 namespace lz::fusion {
 
