@@ -42,18 +42,6 @@ bool same_geometry(int rank, const operand<T>& a, const operand<T>& b) {
   return true;
 }
 
-// The bytes [lo, hi) an operand spans.
-template <class T>
-void span_of(int rank, const operand<T>& a, const char*& lo, const char*& hi) {
-  index_t mn = 0, mx = 0;
-  for (int k = 0; k < rank; ++k) {
-    const index_t d = (a.extents[k] - 1) * a.strides[k];
-    (d < 0 ? mn : mx) += d;
-  }
-  lo = reinterpret_cast<const char*>(a.ptr + mn);
-  hi = reinterpret_cast<const char*>(a.ptr + mx + 1);
-}
-
 } // namespace
 
 template <class T>
@@ -86,10 +74,10 @@ choice<T> choose(lz::detail::assign_op op, int rank, const operand<T>& dst, cons
     for (int k = 0; k < rank; ++k)
       if (t.extents[k] != dst.extents[k]) return c;
     if (rank > 1 && !same_geometry(rank, t, dst)) return c;
-    const char *d0, *d1, *t0, *t1;
-    span_of(rank, dst, d0, d1);
-    span_of(rank, t, t0, t1);
-    if (t0 < d1 && d0 < t1) return c;
+    if (lz::detail::spans_overlap(
+            lz::detail::span_of(dst.ptr, sizeof(T), rank, dst.extents, dst.strides),
+            lz::detail::span_of(t.ptr, sizeof(T), rank, t.extents, t.strides)))
+      return c;
     index_t incx = 0;
     if (!as_vector(rank, t, n, incx)) return c;
     x = &t;

@@ -6,6 +6,7 @@
 #include <lz/errors.hpp>
 
 #include <array>
+#include <cstdint>
 #include <string>
 
 namespace lz {
@@ -299,9 +300,11 @@ namespace detail {
 /// The bytes [lo, hi) a strided block can touch (lo == hi: none). The one overlap primitive:
 /// the fusion rules (touches_dst, reduces_into; the device asks the same) and the exact alias
 /// analysis (kernels/common/alias.cpp) all build on it.
+/// Held as addresses, not pointers: a null or one-element pointer plus an offset is undefined
+/// behaviour, an address plus an offset is not.
 struct byte_span {
-  const char* lo = nullptr;
-  const char* hi = nullptr; ///< one past the last byte
+  std::uintptr_t lo = 0;
+  std::uintptr_t hi = 0; ///< one past the last byte
 };
 /// `esize`-byte elements at `p`, `rank` dims of extents `ext` and strides `strides` (elements).
 inline byte_span span_of(const void* p, std::size_t esize, int rank, const index_t* ext,
@@ -313,9 +316,9 @@ inline byte_span span_of(const void* p, std::size_t esize, int rank, const index
     const index_t span = (ext[k] - 1) * strides[k];
     (span < 0 ? lo : hi) += span;
   }
-  const char* b = static_cast<const char*>(p);
+  const auto b = reinterpret_cast<std::uintptr_t>(p);
   const auto es = static_cast<index_t>(esize);
-  return {b + lo * es, b + (hi + 1) * es};
+  return {b + static_cast<std::uintptr_t>(lo * es), b + static_cast<std::uintptr_t>((hi + 1) * es)};
 }
 template <class T, std::size_t R>
 byte_span span_of(const T* p, const strided_layout<R>& l) noexcept {
