@@ -191,25 +191,32 @@ struct combiner {
 };
 
 /// Element i of a reduction's operand, lifted to the accumulator (with its logical index for
-/// arg-reductions).
-template <class A, class V, std::size_t R, class K, path P>
+/// arg-reductions). The access path is a run-time field, not a template argument as in the map
+/// loops: a reduction is one CUB reduce (three kernels) per tree instead of one per path, so a
+/// rank-3 tree compiles one instead of four; the branch is the same for every thread.
+template <class A, class V, std::size_t R, class K>
 struct reduce_elem_fn {
   K k;
   loop_index<R> ix;
-  LZ_HD A operator()(index_t i) const {
-    V v;
-    if constexpr (P == path::flat) {
-      v = static_cast<V>(k.flat(i));
-    } else if constexpr (P == path::linear) {
-      v = static_cast<V>(k.lin(i));
-    } else if constexpr (P == path::rows) {
-      const index_t r = ix.div[R - 1].div(i), c = i - r * ix.ext[R - 1];
-      v = static_cast<V>(k.at2(r, c));
-    } else {
-      index_t idx[R];
-      ix.unravel(i, idx);
-      v = static_cast<V>(k.at(idx));
-    }
+  path p = path::flat;
+  LZ_HD A operator()(index_t i) const { return lift(value(i), i); }
+  LZ_HD V value(index_t i) const {
+    if constexpr (R >= 3)
+      if (p == path::general) {
+        index_t idx[R];
+        ix.unravel(i, idx);
+        return static_cast<V>(k.at(idx));
+      }
+    if constexpr (R >= 2)
+      if (p == path::rows) {
+        const index_t r = ix.div[R - 1].div(i), c = i - r * ix.ext[R - 1];
+        return static_cast<V>(k.at2(r, c));
+      }
+    if constexpr (R >= 1)
+      if (p == path::linear) return static_cast<V>(k.lin(i));
+    return static_cast<V>(k.flat(i));
+  }
+  LZ_HD static A lift(V v, index_t i) {
     if constexpr (arg_accumulator<A>)
       return A{v, i};
     else
@@ -223,24 +230,10 @@ struct reduce_elem_fn {
 template <class Op, class V, class A, std::size_t R, class K>
 A run_reduce(const exec& ex, const K& k, const loop_desc& L, const A& init) {
   if (L.size == 0) return init;
-  const loop_index<R> ix = make_index<R>(L);
+  const reduce_elem_fn<A, V, R, K> elem{k, make_index<R>(L), L.p};
   const A r = with_policy(ex, "thrust::transform_reduce (device reduction)", [&](auto&& pol) -> A {
     const ::thrust::counting_iterator<index_t> first(0), last(L.size);
-    const combiner<Op> comb{};
-    if constexpr (R >= 1)
-      if (L.p == path::linear)
-        return ::thrust::transform_reduce(
-            pol, first, last, reduce_elem_fn<A, V, R, K, path::linear>{k, ix}, init, comb);
-    if constexpr (R >= 2)
-      if (L.p == path::rows)
-        return ::thrust::transform_reduce(
-            pol, first, last, reduce_elem_fn<A, V, R, K, path::rows>{k, ix}, init, comb);
-    if constexpr (R >= 3)
-      if (L.p == path::general)
-        return ::thrust::transform_reduce(
-            pol, first, last, reduce_elem_fn<A, V, R, K, path::general>{k, ix}, init, comb);
-    return ::thrust::transform_reduce(pol, first, last,
-                                      reduce_elem_fn<A, V, R, K, path::flat>{k, ix}, init, comb);
+    return ::thrust::transform_reduce(pol, first, last, elem, init, combiner<Op>{});
   });
   count_launch();
   return r;
