@@ -11,10 +11,10 @@ index_t size_of(int rank, const index_t* e) {
   return n;
 }
 
-// The operand walked as one flat BLAS vector: rank 1 with a non-zero stride (any stride when
+// A term walked as one flat BLAS vector: rank 1 with a non-zero stride (any stride when
 // it has one element), or a row- or column-major contiguous layout (extent-1 dims ignored).
 template <class T>
-bool as_vector(int rank, const operand<T>& a, index_t n, index_t& inc) {
+bool as_vector(int rank, const term<T>& a, index_t n, index_t& inc) {
   if (rank == 1) {
     if (n > 1 && a.strides[0] == 0) return false;
     inc = n > 1 ? a.strides[0] : 1;
@@ -36,7 +36,7 @@ bool as_vector(int rank, const operand<T>& a, index_t n, index_t& inc) {
 }
 
 template <class T>
-bool same_geometry(int rank, const operand<T>& a, const operand<T>& b) {
+bool same_geometry(int rank, const term<T>& a, const term<T>& b) {
   for (int k = 0; k < rank; ++k)
     if (a.extents[k] != b.extents[k] || a.strides[k] != b.strides[k]) return false;
   return true;
@@ -45,7 +45,7 @@ bool same_geometry(int rank, const operand<T>& a, const operand<T>& b) {
 } // namespace
 
 template <class T>
-choice<T> choose(lz::detail::assign_op op, int rank, const operand<T>& dst, const operand<T>* terms,
+choice<T> choose(lz::detail::assign_op op, int rank, const term<T>& dst, const term<T>* terms,
                  int count) {
   using lz::detail::assign_op;
   choice<T> c;
@@ -61,9 +61,9 @@ choice<T> choose(lz::detail::assign_op op, int rank, const operand<T>& dst, cons
   }
   // dst ⊕ e as a·dst + b·x: at most one term other than the destination itself.
   T dst_coef = op == assign_op::set ? T(0) : T(1);
-  const operand<T>* x = nullptr;
+  const term<T>* x = nullptr;
   for (int j = 0; j < count; ++j) {
-    const operand<T>& t = terms[j];
+    const term<T>& t = terms[j];
     if (t.ptr == dst.ptr && same_geometry(rank, t, dst)) {
       dst_coef += t.coef;
       continue;
@@ -91,9 +91,9 @@ choice<T> choose(lz::detail::assign_op op, int rank, const operand<T>& dst, cons
   return c;
 }
 
-template choice<float> choose(lz::detail::assign_op, int, const operand<float>&,
-                              const operand<float>*, int);
-template choice<double> choose(lz::detail::assign_op, int, const operand<double>&,
-                               const operand<double>*, int);
+template choice<float> choose(lz::detail::assign_op, int, const term<float>&, const term<float>*,
+                              int);
+template choice<double> choose(lz::detail::assign_op, int, const term<double>&, const term<double>*,
+                               int);
 
 } // namespace lz::fusion::detail_level1

@@ -417,7 +417,7 @@ bool try_bias_relu(Sink& s, const device_policy& pol, device_view<T, 2> dst, con
     using X = std::remove_cvref_t<decltype(term)>;
     if constexpr (fusion::detail_terms::is_product_term<X>()) {
       if constexpr (leaf_product<T, X>()) {
-        fusion::operand_ref<T> f[2];
+        fusion::scaled_mat<T> f[2];
         std::size_t nf = 0;
         alpha = coef;
         fusion::detail_products::collect<T>(s, pol, term, false, alpha, f, nf, "bias+relu");

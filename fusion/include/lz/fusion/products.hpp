@@ -75,7 +75,7 @@ using peeled_t = std::remove_cvref_t<decltype(peel(
 
 /// An evaluated operand: its scale and its strided memory (a user view or a temporary).
 template <class V>
-struct operand_ref {
+struct scaled_mat {
   V scale{1};
   mat<const V> m;
 };
@@ -83,8 +83,8 @@ struct operand_ref {
 /// Makes a product operand BLAS-ready: peels scalars and transposes; evaluates whatever else
 /// (sums, functions, other element types) into a temporary of type V with one planned step.
 template <class V, class Sink, class P, class E>
-operand_ref<V> prepare_operand(Sink& s, const P& pol, const E& e, const char* rule) {
-  operand_ref<V> r;
+scaled_mat<V> prepare_operand(Sink& s, const P& pol, const E& e, const char* rule) {
+  scaled_mat<V> r;
   bool trans = false;
   const auto& core = detail_operands::peel(e, r.scale, trans);
   using C = std::remove_cvref_t<decltype(core)>;
@@ -197,7 +197,7 @@ constexpr std::size_t count_factors() {
 // Appends the factors of e (peeled, prepared) to out; `trans` reverses and transposes them
 // ((A·B)ᵀ = Bᵀ·Aᵀ: rules/transpose.hpp's algebra).
 template <class V, class Sink, class P, class E>
-void collect(Sink& s, const P& pol, const E& e, bool trans, V& scale, operand_ref<V>* out,
+void collect(Sink& s, const P& pol, const E& e, bool trans, V& scale, scaled_mat<V>* out,
              std::size_t& n, const char* rule) {
   bool t = trans;
   const auto& core = detail_operands::peel(e, scale, t);
@@ -211,7 +211,7 @@ void collect(Sink& s, const P& pol, const E& e, bool trans, V& scale, operand_re
       collect<V>(s, pol, core.lhs, true, scale, out, n, rule);
     }
   } else {
-    operand_ref<V> r = prepare_operand<V>(s, pol, core, rule);
+    scaled_mat<V> r = prepare_operand<V>(s, pol, core, rule);
     if (t) r.m = r.m.transposed();
     scale = scale * r.scale;
     r.scale = V(1);
@@ -381,7 +381,7 @@ template <class V, class Sink, class P, class M>
 void lower_product(Sink& s, const P& pol, const char* rule, const M& prod, const mat<V>& C, V coef,
                    V beta) {
   constexpr std::size_t N = detail_products::count_factors<M>();
-  operand_ref<V> f[N];
+  scaled_mat<V> f[N];
   std::size_t n = 0;
   V scale = coef;
   detail_products::collect<V>(s, pol, prod, false, scale, f, n, rule);

@@ -38,9 +38,10 @@ namespace lz::fusion {
 
 namespace detail_level1 {
 
-/// A destination or term as the compiled chooser sees it (extents/strides of `rank` dims).
+/// A destination or an additive term (coef · leaf) as the compiled chooser sees it
+/// (extents/strides of `rank` dims).
 template <class T>
-struct operand {
+struct term {
   const T* ptr = nullptr;
   const index_t* extents = nullptr;
   const index_t* strides = nullptr;
@@ -62,7 +63,7 @@ struct choice {
 /// type and rank with its coefficient (the sign of -= folded in); for *= the one term is the
 /// destination scaled by the scalar.
 template <class T>
-choice<T> choose(lz::detail::assign_op op, int rank, const operand<T>& dst, const operand<T>* terms,
+choice<T> choose(lz::detail::assign_op op, int rank, const term<T>& dst, const term<T>* terms,
                  int count);
 
 /// The chosen call as a plan step on the sink (per sink and element type, not per tree).
@@ -99,10 +100,10 @@ bool lower_level1(Sink& s, View<T, R> dst, const E& e) {
     return false;
   } else {
     if (dst.size() < thresholds().level1_blas) return false;
-    using term = detail_level1::operand<T>;
+    using term_t = detail_level1::term<T>;
     const auto& dl = dst.layout();
-    const term y{dst.data(), dl.extents.data(), dl.strides.data(), T(0)};
-    term terms[2];
+    const term_t y{dst.data(), dl.extents.data(), dl.strides.data(), T(0)};
+    term_t terms[2];
     int count = 0;
     if constexpr (Op == assign_op::mul) { // x *= a: the destination, scaled
       if constexpr (!detail_terms::is_scalar<E>()) {
