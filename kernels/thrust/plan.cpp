@@ -7,9 +7,9 @@
 namespace lz::kernels::dev {
 inline namespace LZ_DEVICE_ABI {
 
-loop_desc plan_loop(int R, const index_t* ext, int count, index_t* const* strides,
+loop_plan plan_loop(int R, const index_t* ext, int count, index_t* const* strides,
                     bool keep_order) {
-  loop_desc d;
+  loop_plan d;
   d.slots = R;
   d.size = 1;
   for (int k = 0; k < R; ++k) d.size *= ext[k];
@@ -45,7 +45,7 @@ loop_desc plan_loop(int R, const index_t* ext, int count, index_t* const* stride
   return d;
 }
 
-std::string describe(const loop_desc& d) {
+std::string describe(const loop_plan& d) {
   static const char* names[] = {"flat", "linear", "rows", "general"};
   std::string s = names[int(d.p)];
   if (d.rank <= 1) return s + " " + std::to_string(d.size);

@@ -58,7 +58,7 @@ void run_planned(const device_policy& pol, kernels::dev::kdst<T, R> d, K k, cons
   index_t* st[kernels::cpu::max_operands];
   st[0] = d.s;
   const int n = 1 + collect_strides(k, st + 1);
-  const kernels::dev::loop_desc L = kernels::dev::plan_loop(int(R), ext.data(), n, st, false);
+  const kernels::dev::loop_plan L = kernels::dev::plan_loop(int(R), ext.data(), n, st, false);
   if (logging::on(logging::device))
     logging::write(logging::device, std::string("map ") + kernels::dev::describe(L) + " <- " +
                                         std::to_string(n - 1) + " leaves [" + stream_text(pol) +
@@ -124,7 +124,7 @@ auto device_reduce_full(const device_policy& pol, const reduce_expr<Op, Fin, E>&
   auto k = build_kernel<R>(r.arg, m, ctx);
   index_t* st[kernels::cpu::max_operands];
   const int n = collect_strides(k, st);
-  const kernels::dev::loop_desc L = kernels::dev::plan_loop(int(R), s.data(), n, st, RE::is_arg);
+  const kernels::dev::loop_plan L = kernels::dev::plan_loop(int(R), s.data(), n, st, RE::is_arg);
   if (logging::on(logging::device))
     logging::write(logging::device, std::string(Op::name) + " (full) " + kernels::dev::describe(L) +
                                         " <- " + std::to_string(n) + " leaves [" +
@@ -157,7 +157,7 @@ void device_reduce_axis(const device_policy& pol, device_view<D, RD> dst,
   st[0] = d.s;
   const int n = 1 + collect_strides(k, st + 1);
   // Plan the output dims only (the first R-1 stride slots); the axis stride stays in slot R-1.
-  const kernels::dev::loop_desc out =
+  const kernels::dev::loop_plan out =
       kernels::dev::plan_loop(int(RD), dst.shape().data(), n, st, false);
   const A init = reduce_init<Op, A, V>();
   const auto ex = exec_of(pol);
@@ -175,7 +175,7 @@ void device_reduce_axis(const device_policy& pol, device_view<D, RD> dst,
       index_t idx[R] = {};
       ox.unravel(j, idx);
       const auto kk = k.moved(idx, RD);
-      kernels::dev::loop_desc L;
+      kernels::dev::loop_plan L;
       L.p = kernels::dev::path::linear;
       L.rank = 1;
       L.slots = int(R);
@@ -217,7 +217,8 @@ constexpr bool has_product() {
 // Defined in device/plan.hpp (which includes this header; device.hpp brings both): the fusion
 // pass with device steps, for trees with products.
 template <assign_op Op, class T, std::size_t R, class E>
-void device_plan(const device_policy& pol, device_view<T, R> dst, const E& e, device_temps& temps);
+void device_execute(const device_policy& pol, device_view<T, R> dst, const E& e,
+                    device_temps& temps);
 
 /// Whether dst ⊕= e goes through the fusion pass (device/plan.hpp) rather than straight to the
 /// device reduce/map rules: products anywhere, or an axpy/scal shape from level1_blas up.
@@ -255,11 +256,11 @@ void device_assign_with(const device_policy& pol, device_view<T, R> dst, const E
     {
       device_temps temps(pol.stream);
       if constexpr (has_product<E>()) {
-        device_plan<Op>(pol, dst, e, temps);
+        device_execute<Op>(pol, dst, e, temps);
       } else {
         bool done = false;
         if (device_uses_plan<T, R, E>(dst)) {
-          device_plan<Op>(pol, dst, e, temps);
+          device_execute<Op>(pol, dst, e, temps);
           done = true;
         } else if constexpr (fusion::is_axis_reduction_v<E>) {
           if (fusion::reduces_into(dst, e)) {

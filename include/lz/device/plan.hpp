@@ -494,7 +494,8 @@ void lower_device(Sink& s, const device_policy& pol, device_view<T, R> dst, cons
 }
 
 template <assign_op Op, class T, std::size_t R, class E>
-void device_plan(const device_policy& pol, device_view<T, R> dst, const E& e, device_temps& temps) {
+void device_execute(const device_policy& pol, device_view<T, R> dst, const E& e,
+                    device_temps& temps) {
   device_exec_sink s(pol, temps);
   lower_device<Op>(s, pol, dst, e);
 }
@@ -508,8 +509,8 @@ const typename matmul_expr<A, B>::value_type* device_materialize(const matmul_ex
   constexpr std::size_t R = matmul_expr<A, B>::rank;
   const auto l = strided_layout<R>::right(p.shape());
   V* ptr = static_cast<V*>(ctx.temps->get(detail::device_bytes(l.size(), sizeof(V))));
-  detail::device_plan<detail::assign_op::set>(*ctx.pol, device_view<V, R>(ptr, l, detail::trusted),
-                                              p, *ctx.temps);
+  detail::device_execute<detail::assign_op::set>(
+      *ctx.pol, device_view<V, R>(ptr, l, detail::trusted), p, *ctx.temps);
   return ptr;
 }
 

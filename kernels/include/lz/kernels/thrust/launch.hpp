@@ -127,7 +127,7 @@ struct flat_value_fn {
 
 /// Elementwise loop dst ⊕= k over the planned loop L. Enqueued on ex.stream; does not wait.
 template <detail::assign_op Op, class D, std::size_t R, class K>
-void run_map(const exec& ex, const kdst<D, R>& d, const K& k, const loop_desc& L) {
+void run_map(const exec& ex, const kdst<D, R>& d, const K& k, const loop_plan& L) {
   static_assert(std::is_trivially_copyable_v<K> && std::is_trivially_copyable_v<kdst<D, R>>,
                 "lz: device kernel trees must be trivially copyable");
   if (L.size == 0) return;
@@ -228,7 +228,7 @@ struct reduce_elem_fn {
 /// init (the identity, or "nothing" for arg-reductions). Returns the accumulator to the host: a
 /// transform_reduce synchronizes its stream.
 template <class Op, class V, class A, std::size_t R, class K>
-A run_reduce(const exec& ex, const K& k, const loop_desc& L, const A& init) {
+A run_reduce(const exec& ex, const K& k, const loop_plan& L, const A& init) {
   if (L.size == 0) return init;
   const reduce_elem_fn<A, V, R, K> elem{k, make_index<R>(L), L.p};
   const A r = with_policy(ex, "thrust::transform_reduce (device reduction)", [&](auto&& pol) -> A {
@@ -285,7 +285,7 @@ struct axis_fn {
 /// Axis reduction: nout outputs, each over `len` elements. Enqueued; does not wait.
 template <class Op, class Fin, class A, class V, detail::assign_op AOp, class D, std::size_t R,
           class K>
-void run_reduce_axis(const exec& ex, const kdst<D, R>& d, const K& k, const loop_desc& out,
+void run_reduce_axis(const exec& ex, const kdst<D, R>& d, const K& k, const loop_plan& out,
                      index_t len, const A& init) {
   static_assert(R >= 1);
   if (out.size == 0) return;

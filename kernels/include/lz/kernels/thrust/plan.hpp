@@ -20,7 +20,7 @@ enum class path : int {
   general = 3 ///< three or more dims: a fast divmod per dim
 };
 
-struct loop_desc {
+struct loop_plan {
   path p = path::flat;
   int rank = 0;               ///< coalesced dims (0 for an empty or rank-0 loop)
   int slots = 0;              ///< R, the tree's rank
@@ -31,14 +31,14 @@ struct loop_desc {
 /// Plans a loop over `R` dims with extents `ext`, rewriting the `count` stride arrays (each R
 /// long) in place. strides[0] guides the dim order unless `keep_order` (arg-reductions count
 /// logical indices, so they only coalesce).
-loop_desc plan_loop(int R, const index_t* ext, int count, index_t* const* strides, bool keep_order);
+loop_plan plan_loop(int R, const index_t* ext, int count, index_t* const* strides, bool keep_order);
 
 /// "rows (1000,2000)", "flat 1000000", ... for explain and LZ_LOG=device.
-std::string describe(const loop_desc& d);
+std::string describe(const loop_plan& d);
 
 /// The divmod table of a planned loop (host side, built once per launch).
 template <std::size_t R>
-loop_index<R> make_index(const loop_desc& d) {
+loop_index<R> make_index(const loop_plan& d) {
   loop_index<R> ix;
   for (std::size_t k = 0; k < R; ++k) {
     ix.ext[k] = d.ext[k] > 0 ? d.ext[k] : 1;
