@@ -53,6 +53,16 @@ index_t crossover(const std::vector<index_t>& sizes, Pred&& faster) {
   return -1;
 }
 
+// Keeps the sizes measured up to the first whose fastest call alone cost ten points' budgets
+// (the larger ones would only cost more): a debug or sanitizer build calibrates on the sizes it
+// reached in seconds, instead of minutes. Returns the note for the report.
+std::string stop_over_budget(std::vector<index_t>& sizes, std::size_t measured) {
+  if (measured >= sizes.size()) return {};
+  sizes.resize(measured);
+  return " [sweep stopped after n=" + std::to_string(sizes.back()) +
+         ": one call took ten points' budgets]";
+}
+
 } // namespace
 
 calibration calibrate(const calibrate_options& opt) {
@@ -60,6 +70,9 @@ calibration calibrate(const calibrate_options& opt) {
   c.defaults = thresholds();
   c.measured = c.defaults;
   const double budget = opt.seconds_per_point;
+  // A call that alone costs ten budgets ends a sweep (never in an optimized build at the
+  // default budget; debug and sanitizer builds reach it at large sizes).
+  const double too_slow = 10 * budget;
   std::string& r = c.report;
 
   // 1. Threads: one thread (lz::simd) against TBB threads (lz::par), for a cheap and an
@@ -71,22 +84,29 @@ calibration calibrate(const calibrate_options& opt) {
     vector<double> x = random<double>({nmax}, 1), y = random<double>({nmax}, 2), z(nmax);
     index_t best_work = -1;
     auto measure = [&](auto make, int cost, const char* name) {
-      std::vector<double> t1(sizes.size()), t2(sizes.size());
-      for (std::size_t i = 0; i < sizes.size(); ++i) {
-        const index_t n = sizes[i];
+      std::vector<index_t> sz = sizes;
+      std::vector<double> t1(sz.size()), t2(sz.size());
+      std::size_t m = 0;
+      while (m < sz.size()) {
+        const index_t n = sz[m];
         auto xs = x(range(0, n)), ys = y(range(0, n));
         auto zs = z(range(0, n));
-        t1[i] = time_per_call([&] { assign(simd, zs, make(xs, ys)); }, budget);
-        t2[i] = time_per_call([&] { assign(par, zs, make(xs, ys)); }, budget);
+        t1[m] = time_per_call([&] { assign(simd, zs, make(xs, ys)); }, budget);
+        t2[m] = time_per_call([&] { assign(par, zs, make(xs, ys)); }, budget);
+        const bool over = std::min(t1[m], t2[m]) > too_slow;
+        ++m;
+        if (over) break;
       }
-      const index_t n = crossover(sizes, [&](std::size_t i) { return t2[i] < 0.9 * t1[i]; });
+      const std::string stopped = stop_over_budget(sz, m);
+      const index_t n = crossover(sz, [&](std::size_t i) { return t2[i] < 0.9 * t1[i]; });
       r += std::string("threads, ") + name + ": ";
       if (n < 0)
-        r += "never faster up to " + std::to_string(nmax) + " elements\n";
+        r += "never faster up to " + std::to_string(sz.back()) + " elements" + stopped + "\n";
       else {
-        const std::size_t i = std::size_t(std::find(sizes.begin(), sizes.end(), n) - sizes.begin());
+        const std::size_t i = std::size_t(std::find(sz.begin(), sz.end(), n) - sz.begin());
         r += "faster from " + std::to_string(n) + " elements" +
-             fmt(" (%.1f us vs %.1f us; work %.0f)\n", t2[i] * 1e6, t1[i] * 1e6, double(n) * cost);
+             fmt(" (%.1f us vs %.1f us; work %.0f)", t2[i] * 1e6, t1[i] * 1e6, double(n) * cost) +
+             stopped + "\n";
         const index_t w = n * cost;
         if (best_work < 0 || w < best_work) best_work = w;
       }
@@ -104,7 +124,9 @@ calibration calibrate(const calibrate_options& opt) {
   {
     std::vector<index_t> sizes = {8, 12, 16, 24, 32, 48, 64, 96, 128};
     std::vector<double> own(sizes.size()), blas(sizes.size());
-    for (std::size_t i = 0; i < sizes.size(); ++i) {
+    std::size_t m = 0;
+    for (; m < sizes.size(); ++m) {
+      const std::size_t i = m;
       const index_t n = sizes[i];
       matrix<double> wide = random<double>({n, 2 * n}, 3), B = random<double>({n, n}, 4), C(n, n),
                      Acopy(n, n);
@@ -124,15 +146,22 @@ calibration calibrate(const calibrate_options& opt) {
                                 n, 0.0, C.data(), n);
           },
           budget);
+      if (std::min(own[i], blas[i]) > too_slow) {
+        ++m;
+        break;
+      }
     }
+    const std::string stopped = stop_over_budget(sizes, m);
     const index_t n = crossover(sizes, [&](std::size_t i) { return blas[i] < own[i]; });
     if (n < 0) {
-      r += "products with awkward strides: own kernel faster up to n=128\n";
-      c.measured.gemm_copy_flops = index_t(128) * 128 * 128;
+      const index_t top = sizes.back();
+      r += "products with awkward strides: own kernel faster up to n=" + std::to_string(top) +
+           stopped + "\n";
+      c.measured.gemm_copy_flops = top * top * top;
     } else {
       const std::size_t i = std::size_t(std::find(sizes.begin(), sizes.end(), n) - sizes.begin());
       r += "products with awkward strides: copy + BLAS faster from n=" + std::to_string(n) +
-           fmt(" (%.1f us vs own %.1f us)\n", blas[i] * 1e6, own[i] * 1e6);
+           fmt(" (%.1f us vs own %.1f us)", blas[i] * 1e6, own[i] * 1e6) + stopped + "\n";
       c.measured.gemm_copy_flops = n * n * n;
     }
   }
@@ -146,7 +175,9 @@ calibration calibrate(const calibrate_options& opt) {
     std::vector<double> fused(sizes.size()), blas(sizes.size()), fdot(sizes.size()),
         bdot(sizes.size());
     volatile double sink = 0;
-    for (std::size_t i = 0; i < sizes.size(); ++i) {
+    std::size_t m = 0;
+    for (; m < sizes.size(); ++m) {
+      const std::size_t i = m;
       const index_t n = sizes[i];
       auto xs = x(range(0, n));
       auto ys = y(range(0, n));
@@ -163,15 +194,21 @@ calibration calibrate(const calibrate_options& opt) {
           budget);
       bdot[i] = time_per_call(
           [&] { sink = sink + kernels::blas::dot(n, xs.data(), 1, ys.data(), 1); }, budget);
+      if (std::min({fused[i], blas[i], fdot[i], bdot[i]}) > too_slow) {
+        ++m;
+        break;
+      }
     }
+    const std::string stopped = stop_over_budget(sizes, m);
     const index_t na = crossover(sizes, [&](std::size_t i) { return blas[i] < 0.95 * fused[i]; });
     const index_t nd = crossover(sizes, [&](std::size_t i) { return bdot[i] < 0.95 * fdot[i]; });
     c.measured.level1_blas = na < 0 ? index_t(1) << 62 : na;
     c.measured.dot_blas = nd < 0 ? 0 : nd;
     r += na < 0 ? std::string("axpy: the fused loop is as fast as BLAS at every size\n")
                 : "axpy: BLAS faster from " + std::to_string(na) + " elements\n";
-    r += nd < 0 ? std::string("dot: the fused reduction is as fast as BLAS at every size\n")
-                : "dot: BLAS faster from " + std::to_string(nd) + " elements\n";
+    r += nd < 0 ? std::string("dot: the fused reduction is as fast as BLAS at every size")
+                : "dot: BLAS faster from " + std::to_string(nd) + " elements";
+    r += stopped + "\n";
   }
 
   // 4. Software prefetch in full reductions from memory: W3 (the sum of squared differences)
@@ -188,9 +225,11 @@ calibration calibrate(const calibrate_options& opt) {
       return time_per_call([&] { sink = sink + double(eval(simd, sum(square(x - y)))); }, budget);
     };
     std::vector<double> ratio;
-    for (int rep = 0; rep < 5; ++rep) {
+    int pairs = 5;
+    for (int rep = 0; rep < pairs; ++rep) {
       const double on = timed(1), off = timed(0);
       ratio.push_back(on / off);
+      if (std::min(on, off) > too_slow) pairs = 1; // one pair decides
     }
     thresholds() = saved;
     std::sort(ratio.begin(), ratio.end());

@@ -27,6 +27,23 @@ BOOST_AUTO_TEST_CASE(calibrate_measures_reports_and_applies_thresholds) {
   lz::thresholds() = before;
 }
 
+// A budget below any call's cost (a debug or sanitizer build at large sizes): each sweep stops
+// after its first size and says so; the calibration still completes, thresholds left alone.
+BOOST_AUTO_TEST_CASE(calibrate_stops_a_sweep_once_one_call_costs_ten_budgets) {
+  const lz::tuning before = lz::thresholds();
+  lz::calibrate_options o;
+  o.seconds_per_point = 1e-9;
+  o.apply = false;
+  const lz::calibration c = lz::calibrate(o);
+  BOOST_TEST(c.report.find("awkward strides") != std::string::npos, c.report);
+  BOOST_TEST(c.report.find("sweep stopped after n=8:") != std::string::npos, c.report);
+  BOOST_TEST(c.report.find("sweep stopped after n=1024:") != std::string::npos, c.report);
+  if (lz::num_threads() > 1)
+    BOOST_TEST(c.report.find("sweep stopped after n=512:") != std::string::npos, c.report);
+  BOOST_TEST(c.measured.gemm_copy_flops > 0);
+  BOOST_TEST(lz::to_string(lz::thresholds()) == lz::to_string(before));
+}
+
 BOOST_AUTO_TEST_CASE(tuning_files_round_trip_and_reject_garbage) {
   lz::tuning t;
   t.parallel_work = 12345;
