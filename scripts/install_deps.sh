@@ -5,14 +5,14 @@
 #            {fmt} (the optional lz/fmt.hpp and its test)
 #   anchors: Eigen, xtensor, Armadillo (the libraries perf/ compares against)
 #   tools:   NumPy + matplotlib (npy interop tests, perf charts), clang (libFuzzer), clang 16
-#            (the sanitizer builds: scripts/sanitize.sh), pkg-config
+#            + llvm-16 (the sanitizer builds and their symbolizer: scripts/sanitize.sh), pkg-config
 set -euo pipefail
 pkgs=(g++ make cmake git pkg-config
       libxsimd-dev libtbb-dev libopenblas-dev libboost-test-dev libbenchmark-dev
       libthrust-dev libcub-dev libfmt-dev
       libeigen3-dev xtensor-dev libarmadillo-dev
       python3 python3-numpy python3-matplotlib
-      clang libclang-rt-14-dev clang-16 libclang-rt-16-dev)
+      clang libclang-rt-14-dev clang-16 libclang-rt-16-dev llvm-16)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -15,26 +15,33 @@
 # optimisation level (default -O0 for asan: GCC at -O1 with ASan needs ~4.6 GB and 5 min for the
 # largest test TU and 32 min for the build on 2 cores, against 13 min at -O0, and -O0 still runs
 # every SIMD kernel: include/lz/simd.hpp keeps AVX-512 debug builds compiling).
-# Compiler: the asan job uses clang 16 where present (scripts/install_deps.sh installs it): its
-# UBSan also checks pointer arithmetic (it found an offset applied to a null pointer that GCC's
-# let through), and it builds in about half of GCC's CPU time while its tests run ~1.7x longer
-# (docs/decisions/sanitizers-asan-with-clang.md). The tsan job uses the default compiler (GCC).
-# SAN_CXX=<compiler> overrides both.
+# Compiler: clang 16 where present (scripts/install_deps.sh installs it), else the default
+# (GCC); SAN_CXX=<compiler> overrides. clang's UBSan also checks pointer arithmetic (it found an
+# offset applied to a null pointer that GCC's let through); its ASan build takes about half of
+# GCC's CPU and its TSan suites run ~4x faster (docs/decisions/sanitizers-with-clang.md).
+# clang's runtimes symbolize reports with llvm-symbolizer (package llvm-16): without it no frame
+# has a name and scripts/tsan.supp, which matches names, suppresses nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-asan}
 jobs=${JOBS:-$(nproc)}
 common=(-DLZ_BUILD_EXAMPLES=ON -DLZ_BUILD_PERF=OFF -DLZ_INSTALL=OFF -DLZ_ENABLE_CUDA=OFF
         -DCMAKE_BUILD_TYPE=RelWithDebInfo)
-cxx=${SAN_CXX:-}
-[[ -z $cxx && $mode == asan ]] && cxx=$(command -v clang++-16 || true)
+sym=$(command -v llvm-symbolizer-16 || command -v llvm-symbolizer || true)
+cxx=${SAN_CXX:-$(command -v clang++-16 || true)}
+# TSan's suppressions need symbolized frames: clang for tsan only with a symbolizer.
+[[ -z ${SAN_CXX:-} && $mode == tsan && -z $sym ]] && cxx=
 ubsan=undefined
+symbolizer=
 if [[ -n $cxx ]]; then
   common+=(-DCMAKE_CXX_COMPILER="$cxx")
-  # clang's -fsanitize=undefined also checks float-to-int casts, which GCC's does not (GCC has it
-  # as a separate -fsanitize=float-cast-overflow), and xsimd's scalar `to_int` casts NaN/Inf in
-  # exp's range reduction: that one check stays off, as with GCC.
-  [[ $("$cxx" --version) == *clang* ]] && ubsan="undefined -fno-sanitize=float-cast-overflow"
+  if [[ $("$cxx" --version) == *clang* ]]; then
+    # clang's -fsanitize=undefined also checks float-to-int casts, which GCC's does not (GCC has
+    # it as a separate -fsanitize=float-cast-overflow), and xsimd's scalar `to_int` casts NaN/Inf
+    # in exp's range reduction: that one check stays off, as with GCC.
+    ubsan="undefined -fno-sanitize=float-cast-overflow"
+    [[ -n $sym ]] && symbolizer=":external_symbolizer_path=$sym"
+  fi
 fi
 start=$(date +%s)
 case "$mode" in
@@ -49,8 +56,8 @@ asan)
   # detect_leaks: lazuli must not leak, even on the error paths the bad-input suite takes.
   # allocator_may_return_null: the bad-input suite asks for a few EiB and expects
   # std::bad_alloc, which ASan's allocator otherwise turns into a fatal report.
-  export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1:allocator_may_return_null=1
-  export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+  export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1:allocator_may_return_null=1$symbolizer
+  export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1$symbolizer
   # The fuzz batch at a fifth of its size: under ASan a tree costs ~5x (the Release run keeps 20k).
   export LZ_FUZZ_TREES=${LZ_FUZZ_TREES:-4000}
   ctest --test-dir "$dir" --output-on-failure -j"$jobs" -LE 'gpu|compile-fail|packaging' \
@@ -73,7 +80,7 @@ fuzz_batch_test}"
   printf '%s\n' "${threaded[@]}" | xargs -P "$jobs" -I{} cmake --build "$dir" -j1 --target {}
   built=$(date +%s)
   export LZ_FUZZ_TREES=${LZ_FUZZ_TREES:-2000}
-  export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/scripts/tsan.supp"
+  export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/scripts/tsan.supp$symbolizer"
   # OpenBLAS's own threads hand work back through spin-waits in uninstrumented code, invisible to
   # TSan: with them, a product's result read by the caller is reported as a race against the
   # worker's memset of C (dgemm_beta on the SkylakeX core). lazuli's threads are TBB's; OpenBLAS
