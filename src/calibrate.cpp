@@ -53,12 +53,17 @@ index_t crossover(const std::vector<index_t>& sizes, Pred&& faster) {
   return -1;
 }
 
-// Keeps the sizes measured up to the first whose fastest call alone cost ten points' budgets
-// (the larger ones would only cost more): a debug or sanitizer build calibrates on the sizes it
-// reached in seconds, instead of minutes. Returns the note for the report.
-std::string stop_over_budget(std::vector<index_t>& sizes, std::size_t measured) {
-  if (measured >= sizes.size()) return {};
-  sizes.resize(measured);
+// Measures the points of a size sweep in order, `point(i)` returning the fastest call it timed,
+// and stops after the first whose fastest call alone cost `too_slow` (the larger sizes would only
+// cost more): a debug or sanitizer build calibrates on the sizes it reached in seconds, instead
+// of minutes. Trims `sizes` to the points measured; returns the report's note ("" if all were).
+template <class Point>
+std::string sweep(std::vector<index_t>& sizes, double too_slow, Point&& point) {
+  std::size_t m = 0;
+  while (m < sizes.size())
+    if (point(m++) > too_slow) break;
+  if (m == sizes.size()) return {};
+  sizes.resize(m);
   return " [sweep stopped after n=" + std::to_string(sizes.back()) +
          ": one call took ten points' budgets]";
 }
@@ -86,18 +91,14 @@ calibration calibrate(const calibrate_options& opt) {
     auto measure = [&](auto make, int cost, const char* name) {
       std::vector<index_t> sz = sizes;
       std::vector<double> t1(sz.size()), t2(sz.size());
-      std::size_t m = 0;
-      while (m < sz.size()) {
-        const index_t n = sz[m];
+      const std::string stopped = sweep(sz, too_slow, [&](std::size_t i) {
+        const index_t n = sz[i];
         auto xs = x(range(0, n)), ys = y(range(0, n));
         auto zs = z(range(0, n));
-        t1[m] = time_per_call([&] { assign(simd, zs, make(xs, ys)); }, budget);
-        t2[m] = time_per_call([&] { assign(par, zs, make(xs, ys)); }, budget);
-        const bool over = std::min(t1[m], t2[m]) > too_slow;
-        ++m;
-        if (over) break;
-      }
-      const std::string stopped = stop_over_budget(sz, m);
+        t1[i] = time_per_call([&] { assign(simd, zs, make(xs, ys)); }, budget);
+        t2[i] = time_per_call([&] { assign(par, zs, make(xs, ys)); }, budget);
+        return std::min(t1[i], t2[i]);
+      });
       const index_t n = crossover(sz, [&](std::size_t i) { return t2[i] < 0.9 * t1[i]; });
       r += std::string("threads, ") + name + ": ";
       if (n < 0)
@@ -124,9 +125,7 @@ calibration calibrate(const calibrate_options& opt) {
   {
     std::vector<index_t> sizes = {8, 12, 16, 24, 32, 48, 64, 96, 128};
     std::vector<double> own(sizes.size()), blas(sizes.size());
-    std::size_t m = 0;
-    for (; m < sizes.size(); ++m) {
-      const std::size_t i = m;
+    const std::string stopped = sweep(sizes, too_slow, [&](std::size_t i) {
       const index_t n = sizes[i];
       matrix<double> wide = random<double>({n, 2 * n}, 3), B = random<double>({n, n}, 4), C(n, n),
                      Acopy(n, n);
@@ -146,12 +145,8 @@ calibration calibrate(const calibrate_options& opt) {
                                 n, 0.0, C.data(), n);
           },
           budget);
-      if (std::min(own[i], blas[i]) > too_slow) {
-        ++m;
-        break;
-      }
-    }
-    const std::string stopped = stop_over_budget(sizes, m);
+      return std::min(own[i], blas[i]);
+    });
     const index_t n = crossover(sizes, [&](std::size_t i) { return blas[i] < own[i]; });
     if (n < 0) {
       const index_t top = sizes.back();
@@ -175,9 +170,7 @@ calibration calibrate(const calibrate_options& opt) {
     std::vector<double> fused(sizes.size()), blas(sizes.size()), fdot(sizes.size()),
         bdot(sizes.size());
     volatile double sink = 0;
-    std::size_t m = 0;
-    for (; m < sizes.size(); ++m) {
-      const std::size_t i = m;
+    const std::string stopped = sweep(sizes, too_slow, [&](std::size_t i) {
       const index_t n = sizes[i];
       auto xs = x(range(0, n));
       auto ys = y(range(0, n));
@@ -194,12 +187,8 @@ calibration calibrate(const calibrate_options& opt) {
           budget);
       bdot[i] = time_per_call(
           [&] { sink = sink + kernels::blas::dot(n, xs.data(), 1, ys.data(), 1); }, budget);
-      if (std::min({fused[i], blas[i], fdot[i], bdot[i]}) > too_slow) {
-        ++m;
-        break;
-      }
-    }
-    const std::string stopped = stop_over_budget(sizes, m);
+      return std::min({fused[i], blas[i], fdot[i], bdot[i]});
+    });
     const index_t na = crossover(sizes, [&](std::size_t i) { return blas[i] < 0.95 * fused[i]; });
     const index_t nd = crossover(sizes, [&](std::size_t i) { return bdot[i] < 0.95 * fdot[i]; });
     c.measured.level1_blas = na < 0 ? index_t(1) << 62 : na;

@@ -60,14 +60,21 @@ struct mat {
   mat transposed() const { return {ptr, cols, rows, cs, rs, from}; }
 };
 
-/// A view as a mat (a vector becomes a column: rows = n, cols = 1).
+namespace detail_plan_mat {
+// The first one or two dims of a layout as a mat over p (a vector: a column, cols = 1).
+template <class P, class L>
+mat<P> over(P* p, const L& l, origin from) {
+  if constexpr (L::rank() == 2)
+    return {p, l.extents[0], l.extents[1], l.strides[0], l.strides[1], from};
+  else
+    return {p, l.extents[0], 1, l.strides[0], 1, from};
+}
+} // namespace detail_plan_mat
+
+/// A view as a read-only mat (a vector becomes a column: rows = n, cols = 1).
 template <class V, class L>
 mat<const V> mat_of(const L& leaf, origin from = {}) {
-  const auto& l = leaf.layout();
-  if constexpr (rank_v<L> == 2)
-    return {leaf.data(), l.extents[0], l.extents[1], l.strides[0], l.strides[1], from};
-  else
-    return {leaf.data(), l.extents[0], 1, l.strides[0], 1, from};
+  return detail_plan_mat::over<const V>(leaf.data(), leaf.layout(), from);
 }
 
 /// A mat as a read-only view of rank R (for copy loops), of the sink's view kind.
@@ -86,11 +93,7 @@ auto view_of(const Sink&, const mat<V>& m) {
 /// Writable mat of a destination view.
 template <template <class, std::size_t> class View, class V, std::size_t R>
 mat<V> mat_of_dst(View<V, R> d, origin from) {
-  const auto& l = d.layout();
-  if constexpr (R == 2)
-    return {d.data(), l.extents[0], l.extents[1], l.strides[0], l.strides[1], from};
-  else
-    return {d.data(), l.extents[0], 1, l.strides[0], 1, from};
+  return detail_plan_mat::over<V>(d.data(), d.layout(), from);
 }
 
 /// One gemm step, fully decided: BLAS (order, flags, leading dims) or lazuli's own kernel
