@@ -1,7 +1,6 @@
 // Aliasing: assignments whose destination shares memory with their operands give the result of
 // evaluating into fresh memory, under every policy; reads at the same position need no
 // temporary, reads elsewhere get exactly one (fusion/rules/map.hpp, kernels/common/alias.cpp).
-#define BOOST_TEST_MODULE alias
 #include <boost/test/unit_test.hpp>
 
 #include <support/check.hpp>

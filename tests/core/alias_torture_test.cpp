@@ -6,7 +6,6 @@
 // changes either), match the reference evaluator, and take exactly the temporaries the table
 // says: 0 where every operand is read at the destination's own position (x = x + y,
 // C = C + A*B, y = A*x + y), else the one result temporary the aliasing analysis needs.
-#define BOOST_TEST_MODULE alias_torture
 #include <boost/test/unit_test.hpp>
 
 #include <support/check.hpp>

@@ -2,7 +2,6 @@
 // in every operator (thrown where the node is built, naming both shapes and the operator),
 // overlapping writable strides, overflowing sizes, out-of-range indices, reshapes that need a
 // copy, null pointers; and empty tensors go through every op without trouble.
-#define BOOST_TEST_MODULE bad_input
 #include <boost/test/unit_test.hpp>
 
 #include <support/check.hpp>

@@ -2,7 +2,6 @@
 // isinf, cast, hadamard, unary +/-, scalar operands, lz::map with user functions (vectorized
 // and scalar-only), and every rank from 1 to lz::max_rank, against the reference evaluator
 // under every policy, on random shapes, layouts and values.
-#define BOOST_TEST_MODULE elementwise
 #include <boost/test/unit_test.hpp>
 
 #include <support/check.hpp>

@@ -2,7 +2,6 @@
 // the closure rule, full reductions as scalars, zero allocations for fused assignments,
 // compound assignment, broadcasting in assignment, resizing (keeping column-major layouts),
 // seeded random tensors independent of the thread count, and printing.
-#define BOOST_TEST_MODULE evaluate
 #include <boost/test/unit_test.hpp>
 
 #include <support/check.hpp>

@@ -7,7 +7,6 @@
 // To keep compile time sane, the ops of a list reach the engine through one functor that picks
 // the op at run time (`one_of`): one tree type per (list, element type), every op's own scalar
 // and batch body called exactly as a map node would call it.
-#define BOOST_TEST_MODULE ops
 #include <boost/test/unit_test.hpp>
 
 #include <support/check.hpp>

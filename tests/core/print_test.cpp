@@ -1,7 +1,6 @@
 // Print options as properties that need no NumPy (print_numpy_test compares with NumPy itself):
 // threshold/edgeitems decide summarisation, linewidth bounds every line, precision bounds the
 // digits; views print like their evaluated copies; options are process-wide and restorable.
-#define BOOST_TEST_MODULE print
 #include <boost/test/unit_test.hpp>
 
 #include <support/reference.hpp>

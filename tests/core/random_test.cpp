@@ -1,7 +1,6 @@
 // lz::random: counter-based, so a tensor depends only on (seed, shape, distribution), never on
 // the thread count; and its values have the moments of their distribution, within tolerances
 // derived from n (5 standard errors: a correct generator fails with probability < 1e-6).
-#define BOOST_TEST_MODULE random
 #include <boost/test/unit_test.hpp>
 
 #include <support/reference.hpp>

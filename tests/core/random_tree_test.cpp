@@ -1,7 +1,6 @@
 // Thousands of random expression trees (depth >= 6, mixed ops, views, reductions, aliasing
 // destinations, every policy and assignment operator) against the reference evaluator, bit for
 // bit. A failure is shrunk and printed as a minimal C++-like reproducer (support/random_tree.hpp).
-#define BOOST_TEST_MODULE random_tree
 #include <boost/test/unit_test.hpp>
 
 #include <support/random_tree.hpp>

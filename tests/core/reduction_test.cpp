@@ -2,7 +2,6 @@
 // along each axis, against the reference evaluator (long double accumulation) under every
 // policy, on random shapes (empty included), layouts and values; empty reductions; bit-identical
 // results for any thread count; pairwise accuracy (error ~log n, not n).
-#define BOOST_TEST_MODULE reduction
 #include <boost/test/unit_test.hpp>
 
 #include <support/check.hpp>

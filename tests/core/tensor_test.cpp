@@ -1,5 +1,4 @@
 // Tensors, layouts and views: construction, access, slicing, printing, bad inputs.
-#define BOOST_TEST_MODULE tensor
 #include <boost/test/unit_test.hpp>
 
 #include <support/reference.hpp>

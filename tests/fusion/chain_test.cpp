@@ -1,6 +1,5 @@
 // chain rule: A·B·x → A·(B·x) (two gemv, never a gemm); matrix chains in the cheapest order
 // by dynamic programming on the run-time sizes.
-#define BOOST_TEST_MODULE chain
 #include <boost/test/unit_test.hpp>
 
 #include <support/products.hpp>

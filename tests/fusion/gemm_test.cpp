@@ -1,7 +1,6 @@
 // gemm rule: C = α·op(A)·op(B) + β·C → ONE gemm. Each case checks the plan chosen at compile
 // time, the BLAS calls made (recording backend), the allocations (lz::stats) and the numbers
 // (reference evaluator, error bound from the operation).
-#define BOOST_TEST_MODULE gemm
 #include <boost/test/unit_test.hpp>
 
 #include <support/products.hpp>
@@ -141,8 +140,8 @@ BOOST_AUTO_TEST_CASE(every_layout_pair_gives_the_reference_result) {
   int cases = 0;
   for (auto ka : all_layouts)
     for (auto kb : all_layouts)
-      for (auto kc :
-           {layout_kind::row, layout_kind::col, layout_kind::submatrix, layout_kind::strided2}) {
+      for (auto kc : {matrix_layout::row, matrix_layout::col, matrix_layout::submatrix,
+                      matrix_layout::strided2}) {
         const index_t m = sizes[rng() % 6], n = sizes[rng() % 6], k = sizes[rng() % 6];
         matrix_factory<double> f(rng());
         auto A = f.make(m, k, ka), B = f.make(k, n, kb), C = f.make(m, n, kc);
@@ -165,9 +164,9 @@ BOOST_AUTO_TEST_CASE(every_layout_pair_gives_the_reference_result) {
 
 BOOST_AUTO_TEST_CASE(blas_layouts_never_copy_and_trans_flags_come_from_strides) {
   matrix_factory<double> f(7);
-  for (auto ka : {layout_kind::row, layout_kind::col, layout_kind::padded, layout_kind::transposed,
-                  layout_kind::submatrix})
-    for (auto kb : {layout_kind::row, layout_kind::col, layout_kind::transposed}) {
+  for (auto ka : {matrix_layout::row, matrix_layout::col, matrix_layout::padded,
+                  matrix_layout::transposed, matrix_layout::submatrix})
+    for (auto kb : {matrix_layout::row, matrix_layout::col, matrix_layout::transposed}) {
       auto A = f.make(33, 17, ka), B = f.make(17, 9, kb);
       lz::matrix<double> C(33, 9);
       recording rec;
@@ -197,8 +196,8 @@ BOOST_AUTO_TEST_CASE(rule_notes_join_text_integers_shapes_and_byte_counts) {
 
 BOOST_AUTO_TEST_CASE(non_blas_operand_is_explained_and_still_correct) {
   matrix_factory<double> f(9);
-  auto A = f.make(64, 64, layout_kind::strided2);
-  auto B = f.make(64, 64, layout_kind::row);
+  auto A = f.make(64, 64, matrix_layout::strided2);
+  auto B = f.make(64, 64, matrix_layout::row);
   lz::matrix<double> C(64, 64);
   const std::string plan = lz::explain(C, A * B);
   // 64^3 multiply-adds is above the copy threshold: the operand is copied into a BLAS layout,
@@ -218,7 +217,7 @@ BOOST_AUTO_TEST_CASE(non_blas_operand_is_explained_and_still_correct) {
   BOOST_TEST(rec.count("dgemm") == 1u);
   BOOST_TEST(max_rel_error(C, reference(A * B)) < 1e-12);
   // Small products with awkward strides run lazuli's own kernel, allocating nothing.
-  auto As = f.make(5, 6, layout_kind::strided2), Bs = f.make(6, 4, layout_kind::strided2);
+  auto As = f.make(5, 6, matrix_layout::strided2), Bs = f.make(6, 4, matrix_layout::strided2);
   lz::matrix<double> Cs(5, 4);
   recording rec2;
   lz::reset_stats();
@@ -233,7 +232,7 @@ BOOST_AUTO_TEST_CASE(non_blas_operand_is_explained_and_still_correct) {
 BOOST_AUTO_TEST_CASE(a_strided_operand_used_twice_in_one_product_is_copied_once) {
   matrix_factory<double> f(19);
   for (const index_t n : {64, 97}) {
-    const auto S = f.make(n, n, layout_kind::strided2);
+    const auto S = f.make(n, n, matrix_layout::strided2);
     lz::matrix<double> C(n, n);
     for (int variant = 0; variant < 2; ++variant) {
       recording rec;
@@ -260,7 +259,8 @@ BOOST_AUTO_TEST_CASE(a_strided_operand_used_twice_in_one_product_is_copied_once)
     BOOST_TEST(plan.find("temporaries: 1") != std::string::npos, plan);
   }
   // Two different strided operands are still copied once each.
-  const auto P = f.make(64, 64, layout_kind::strided2), Q = f.make(64, 64, layout_kind::strided2);
+  const auto P = f.make(64, 64, matrix_layout::strided2),
+             Q = f.make(64, 64, matrix_layout::strided2);
   lz::matrix<double> C(64, 64);
   lz::reset_stats();
   C = P * Q;
@@ -332,13 +332,13 @@ BOOST_AUTO_TEST_CASE(integer_products_are_exact_through_the_own_kernel) {
   matrix_factory<std::int32_t> f32(31);
   matrix_factory<std::int64_t> f64(32);
   for (auto k : all_layouts) {
-    auto A = f32.make(13, 11, k), B = f32.make(11, 7, layout_kind::row);
+    auto A = f32.make(13, 11, k), B = f32.make(11, 7, matrix_layout::row);
     lz::matrix<std::int32_t> C(13, 7);
     recording rec;
     C = 3 * A * B;
     BOOST_TEST(rec.count("gemm_generic") == 1u);
     BOOST_TEST(max_ulp(C, reference(3 * A * B)) == 0.0);
-    auto A8 = f64.make(5, 9, k), B8 = f64.make(9, 4, layout_kind::col);
+    auto A8 = f64.make(5, 9, k), B8 = f64.make(9, 4, matrix_layout::col);
     lz::matrix<std::int64_t> C8(5, 4);
     C8 = A8 * B8;
     BOOST_TEST(max_ulp(C8, reference(A8 * B8)) == 0.0);

@@ -1,5 +1,4 @@
 // gemv rule: y = α·op(A)·x + β·y → ONE gemv; y = A*x + y in place. Plan, calls, numbers.
-#define BOOST_TEST_MODULE gemv
 #include <boost/test/unit_test.hpp>
 
 #include <support/products.hpp>

@@ -1,5 +1,4 @@
 // syrk, axpy/scal and dot rules, and the explain/log/info diagnostics.
-#define BOOST_TEST_MODULE level1
 #include <boost/test/unit_test.hpp>
 
 #include <support/products.hpp>

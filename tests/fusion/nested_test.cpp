@@ -1,6 +1,5 @@
 // nested rule: products and reductions inside elementwise trees. relu(A·B + bias) lands the
 // product in the destination (gemm β = 0), then one in-place pass adds the bias and applies relu.
-#define BOOST_TEST_MODULE nested
 #include <boost/test/unit_test.hpp>
 
 #include <support/capture.hpp>
@@ -56,12 +55,12 @@ std::size_t loops_run(F&& f) {
 // applies the function. Operands in every layout; values against the reference.
 BOOST_AUTO_TEST_CASE(a_function_of_products_plus_terms_is_the_products_then_one_pass) {
   std::mt19937_64 rng(31);
-  for (const layout_kind ka : all_layouts) {
+  for (const matrix_layout ka : all_layouts) {
     matrix_factory<double> f(rng());
     const index_t m = 3 + index_t(rng() % 20), k = 1 + index_t(rng() % 17),
                   n = 2 + index_t(rng() % 19);
-    const auto A = f.make(m, k, ka), B = f.make(k, n, layout_kind::col), E = f.make(m, k, ka),
-               F = f.make(k, n, layout_kind::row), C = f.make(m, n, ka);
+    const auto A = f.make(m, k, ka), B = f.make(k, n, matrix_layout::col), E = f.make(m, k, ka),
+               F = f.make(k, n, matrix_layout::row), C = f.make(m, n, ka);
     const lz::vector<double> b = lz::random<double>({n}, rng(), lz::uniform{-1, 1});
     lz::matrix<double> D(m, n);
     const auto bias = lz::broadcast_to(b, {m, n});

@@ -1,5 +1,4 @@
 // sum-of-products rule: A·B + D·E + β·C → gemm calls accumulating into C (β, then 1).
-#define BOOST_TEST_MODULE sum_of_products
 #include <boost/test/unit_test.hpp>
 
 #include <support/products.hpp>

@@ -2,7 +2,6 @@
 // pointer, storage order and strides; lazuli expressions over them match Eigen's own results
 // and write into Eigen's memory without allocating; to_eigen maps any view (transposed,
 // reversed, strided) with the same pointer, and Eigen reads and writes it correctly.
-#define BOOST_TEST_MODULE interop_eigen
 #include <boost/test/unit_test.hpp>
 
 #include <Eigen/Core>

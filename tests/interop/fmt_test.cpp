@@ -1,7 +1,6 @@
 // {fmt} formatting (include/lz/fmt.hpp): the same text as operator<< for tensors, views,
 // expressions, reductions and layouts; {:.N} overrides the precision for one call only; works
 // next to <fmt/ranges.h> (tensors are ranges too) and inside formatted containers.
-#define BOOST_TEST_MODULE fmt
 #include <boost/test/unit_test.hpp>
 
 #include <fmt/ranges.h> // before lz/fmt.hpp: the range formatter must not take tensors over

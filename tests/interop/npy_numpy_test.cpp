@@ -2,7 +2,6 @@
 // 1.0/2.0/3.0, ranks 0-4 with empty shapes) load with the right values and layout, and files
 // lazuli writes load in NumPy with the right dtype, shape, order and values. Both sides compute
 // element k (row-major) from the same formula, independently. Skipped (77) without NumPy.
-#define BOOST_TEST_MODULE npy_numpy
 #include <boost/test/unit_test.hpp>
 
 #include <lz/npy.hpp>

@@ -1,6 +1,5 @@
 // lz::save_npy / lz::load_npy: round trips for every dtype, order and rank (empty and 0-d
 // included), zero-copy Fortran loads, and a clear io_error for every kind of bad file.
-#define BOOST_TEST_MODULE npy
 #include <boost/test/unit_test.hpp>
 
 #include <lz/npy.hpp>

@@ -2,7 +2,6 @@
 // tiny, huge, integral, mixed, nan/inf values; summarised and wrapped) are printed by lazuli
 // under random lz::printoptions and by NumPy's str() under the same np.set_printoptions, and
 // the strings must be identical. Skipped (77) without NumPy.
-#define BOOST_TEST_MODULE print_numpy
 #include <boost/test/unit_test.hpp>
 
 #include <lz/npy.hpp>

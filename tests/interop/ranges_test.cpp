@@ -1,7 +1,6 @@
 // Expressions and views as standard ranges (include/lz/ranges.hpp): element sequences equal the
 // reference evaluator's row-major order for random trees (broadcasts, transposes, reductions
 // inside), random access works, algorithms on trees allocate nothing, views are writable.
-#define BOOST_TEST_MODULE ranges
 #include <boost/test/unit_test.hpp>
 
 #include <support/reference.hpp>

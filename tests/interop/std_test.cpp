@@ -1,7 +1,6 @@
 // Zero-copy interop with std::vector and mdspan-like types (include/lz/interop/std.hpp), using a
 // small look-alike of C++23 std::mdspan (g++ 12 has none): adopt shares memory both ways,
 // keeps extents and strides, rejects what would dangle or alias, and to_mdspan round-trips.
-#define BOOST_TEST_MODULE interop_std
 #include <boost/test/unit_test.hpp>
 
 #include <lz/interop/std.hpp>

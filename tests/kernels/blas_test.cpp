@@ -1,7 +1,6 @@
 // BLAS backend over CBLAS (kernels/blas/cblas.cpp): every wrapper against a naive long-double
 // loop over all orders, transposes, padded leading dimensions, signed increments, degenerate
 // sizes and the alpha/beta special cases; the recorder and the LZ_LOG=blas trace line.
-#define BOOST_TEST_MODULE blas
 #include <boost/test/unit_test.hpp>
 
 #include <support/capture.hpp>

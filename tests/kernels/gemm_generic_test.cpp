@@ -2,7 +2,6 @@
 // float, double on random strided views (row/column-major, padded, stride-2, reversed) against
 // an exact wrapping reference for integers and a long-double one for floating point; blocking
 // edges, alpha/beta special cases, thread-count independence, the recorder.
-#define BOOST_TEST_MODULE gemm_generic
 #include <boost/test/unit_test.hpp>
 
 #include <support/capture.hpp>

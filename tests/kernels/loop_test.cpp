@@ -1,7 +1,6 @@
 // CPU loop driver paths added for speed (kernels/cpu/loop.cpp, row.hpp): streaming stores for
 // large outputs, and staged (SIMD-transposed) tiles for transposed reads. Every result is
 // compared with the reference evaluator on random shapes, offsets and element types.
-#define BOOST_TEST_MODULE kernels_loop
 #include <boost/test/unit_test.hpp>
 
 #include <support/reference.hpp>

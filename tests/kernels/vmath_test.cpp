@@ -3,7 +3,6 @@
 // call the library (the plan), and that the library's bodies compute what the inlined ones do,
 // rare-lane fixes included, on random and special values with fixed seeds (the numbers). The
 // op tests (tests/core/ops_test.cpp) check both against std through whole assignments.
-#define BOOST_TEST_MODULE kernels_vmath
 #include <boost/test/unit_test.hpp>
 
 #include <support/reference.hpp>

@@ -4,7 +4,6 @@
 // untouched. LZ_PRINT_ERRORS=1 prints the catalogue as the Markdown table docs/errors.md holds
 // (so the messages there are the real ones). Rows for the same errors in more situations are
 // in tests/core/bad_input_test.cpp.
-#define BOOST_TEST_MODULE error_catalogue
 #include <boost/test/unit_test.hpp>
 
 #include <support/check.hpp>

@@ -2,7 +2,6 @@
 // mixed types, views, aliasing destinations, every policy) against the reference evaluator.
 // LZ_FUZZ_SEED / LZ_FUZZ_TREES / LZ_FUZZ_BIG_EVERY change the batch (scripts/fuzz_long.sh runs
 // many seeds in parallel). Prints trees/s; a failure prints the shrunk tree as C++ source.
-#define BOOST_TEST_MODULE fuzz_batch
 #include <boost/test/unit_test.hpp>
 
 #include "fuzz_families.hpp"

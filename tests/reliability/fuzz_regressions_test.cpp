@@ -1,7 +1,6 @@
 // Regression tests for what the differential fuzzer found (docs/reliability.md lists each with
 // its fix). Each case is the fuzzer's shrunk reproducer, rewritten as a plain test against the
 // reference evaluator, under every policy.
-#define BOOST_TEST_MODULE fuzz_regressions
 #include <boost/test/unit_test.hpp>
 
 #include <support/check.hpp>

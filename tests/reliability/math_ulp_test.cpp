@@ -1,7 +1,6 @@
 // Accuracy of every vectorized math function (the xsimd bodies lz::simd runs) against libm in
 // long double: max error in ulps over a sweep of each function's domain, float and double.
 // Prints the table docs/reliability.md records; asserts the bounds documented there.
-#define BOOST_TEST_MODULE math_ulp
 #include <boost/test/unit_test.hpp>
 
 #include <support/generators.hpp>

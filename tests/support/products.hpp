@@ -10,7 +10,7 @@
 namespace lz_test {
 
 /// How a test matrix is laid out in memory.
-enum class layout_kind {
+enum class matrix_layout {
   row,        ///< row-major tensor
   col,        ///< column-major tensor (lz::layout_left)
   padded,     ///< row-major with padded leading dimension
@@ -18,10 +18,10 @@ enum class layout_kind {
   submatrix,  ///< interior slice of a larger row-major tensor (ld > cols)
   strided2    ///< every second column of a wider tensor: no unit stride (not a BLAS layout)
 };
-inline constexpr layout_kind all_layouts[] = {layout_kind::row,       layout_kind::col,
-                                              layout_kind::padded,    layout_kind::transposed,
-                                              layout_kind::submatrix, layout_kind::strided2};
-inline const char* name(layout_kind k) {
+inline constexpr matrix_layout all_layouts[] = {matrix_layout::row,       matrix_layout::col,
+                                                matrix_layout::padded,    matrix_layout::transposed,
+                                                matrix_layout::submatrix, matrix_layout::strided2};
+inline const char* name(matrix_layout k) {
   static const char* n[] = {"row", "col", "padded", "transposed", "submatrix", "strided2"};
   return n[int(k)];
 }
@@ -33,7 +33,7 @@ struct matrix_factory {
   std::uint64_t seed;
   explicit matrix_factory(std::uint64_t s) : seed(s) {}
 
-  lz::tensor_view<T, 2> make(index_t m, index_t n, layout_kind k) {
+  lz::tensor_view<T, 2> make(index_t m, index_t n, matrix_layout k) {
     auto fill = [&](lz::matrix<T>& t) {
       auto r = lz::random<T>(t.shape(), seed++, lz::uniform{-1.0, 1.0});
       if constexpr (std::is_integral_v<T>)
@@ -41,26 +41,26 @@ struct matrix_factory {
       lz::assign(t, r);
     };
     switch (k) {
-    case layout_kind::row:
+    case matrix_layout::row:
       store.emplace_back(m, n);
       break;
-    case layout_kind::col:
+    case matrix_layout::col:
       store.emplace_back(m, n, lz::layout_left);
       break;
-    case layout_kind::padded:
+    case matrix_layout::padded:
       store.emplace_back(m, n, lz::padded{});
       break;
-    case layout_kind::transposed: {
+    case matrix_layout::transposed: {
       store.emplace_back(n, m);
       fill(store.back());
       return lz::transpose(store.back());
     }
-    case layout_kind::submatrix: {
+    case matrix_layout::submatrix: {
       store.emplace_back(m + 3, n + 5);
       fill(store.back());
       return store.back()(lz::range(1, m + 1), lz::range(2, n + 2));
     }
-    case layout_kind::strided2: {
+    case matrix_layout::strided2: {
       store.emplace_back(m, 2 * n + 1);
       fill(store.back());
       return store.back()(lz::all, lz::range(0, 2 * n, 2));

@@ -1,6 +1,5 @@
 // The tuning workflow: lz::calibrate measures and applies thresholds, save/load round-trips
 // them, LZ_CONFIG loads them at start-up, lz::info shows thresholds in force and defaults.
-#define BOOST_TEST_MODULE calibrate
 #include <boost/test/unit_test.hpp>
 
 #include <lz/lz.hpp>
