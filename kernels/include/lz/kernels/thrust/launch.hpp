@@ -92,28 +92,38 @@ LZ_HD D apply_assign(const D& o, const V& v) {
 
 // ---- elementwise -------------------------------------------------------------------------------
 
-/// One element of an elementwise loop on path P (the functor Thrust copies to the device).
-template <class D, std::size_t R, class K, detail::assign_op Op, path P>
+/// One element of an elementwise loop (the functor Thrust copies to the device). The contiguous
+/// path (Flat) is a kernel of its own, the fast one; the strided paths share one kernel with the
+/// path a run-time field, the same for every thread (as reduce_elem_fn below): a rank-3 tree
+/// compiles two map kernels per assignment operator instead of four.
+template <class D, std::size_t R, class K, detail::assign_op Op, bool Flat>
 struct map_fn {
   kdst<D, R> d;
   K k;
   loop_index<R> ix;
+  path p = path::flat;
   LZ_HD void operator()(index_t i) const {
-    if constexpr (P == path::flat) {
+    if constexpr (Flat) {
       D& o = d.flat(i);
       o = apply_assign<Op>(o, k.flat(i));
-    } else if constexpr (P == path::linear) {
+    } else {
+      if constexpr (R >= 3)
+        if (p == path::general) {
+          index_t idx[R];
+          ix.unravel(i, idx);
+          D& o = d.at(idx);
+          o = apply_assign<Op>(o, k.at(idx));
+          return;
+        }
+      if constexpr (R >= 2)
+        if (p == path::rows) {
+          const index_t r = ix.div[R - 1].div(i), c = i - r * ix.ext[R - 1];
+          D& o = d.at2(r, c);
+          o = apply_assign<Op>(o, k.at2(r, c));
+          return;
+        }
       D& o = d.lin(i);
       o = apply_assign<Op>(o, k.lin(i));
-    } else if constexpr (P == path::rows) {
-      const index_t r = ix.div[R - 1].div(i), c = i - r * ix.ext[R - 1];
-      D& o = d.at2(r, c);
-      o = apply_assign<Op>(o, k.at2(r, c));
-    } else {
-      index_t idx[R];
-      ix.unravel(i, idx);
-      D& o = d.at(idx);
-      o = apply_assign<Op>(o, k.at(idx));
     }
   }
 };
@@ -138,21 +148,11 @@ void run_map(const exec& ex, const kdst<D, R>& d, const K& k, const loop_plan& L
       if constexpr (Op == detail::assign_op::set)
         ::thrust::transform(pol, first, first + L.size, d.p, flat_value_fn<D, K>{k});
       else
-        ::thrust::for_each_n(pol, first, L.size, map_fn<D, R, K, Op, path::flat>{d, k, ix});
+        ::thrust::for_each_n(pol, first, L.size, map_fn<D, R, K, Op, true>{d, k, ix});
       return;
     }
-    if constexpr (R >= 1)
-      if (L.p == path::linear) {
-        ::thrust::for_each_n(pol, first, L.size, map_fn<D, R, K, Op, path::linear>{d, k, ix});
-        return;
-      }
-    if constexpr (R >= 2)
-      if (L.p == path::rows) {
-        ::thrust::for_each_n(pol, first, L.size, map_fn<D, R, K, Op, path::rows>{d, k, ix});
-        return;
-      }
-    if constexpr (R >= 3)
-      ::thrust::for_each_n(pol, first, L.size, map_fn<D, R, K, Op, path::general>{d, k, ix});
+    if constexpr (R >= 1) // linear, rows or general
+      ::thrust::for_each_n(pol, first, L.size, map_fn<D, R, K, Op, false>{d, k, ix, L.p});
   });
   count_launch();
   check_launch("device map launch");
@@ -191,9 +191,9 @@ struct combiner {
 };
 
 /// Element i of a reduction's operand, lifted to the accumulator (with its logical index for
-/// arg-reductions). The access path is a run-time field, not a template argument as in the map
-/// loops: a reduction is one CUB reduce (three kernels) per tree instead of one per path, so a
-/// rank-3 tree compiles one instead of four; the branch is the same for every thread.
+/// arg-reductions). The access path is a run-time field, as in map_fn's strided kernel: a
+/// reduction is one CUB reduce (three kernels) per tree instead of one per path, so a rank-3
+/// tree compiles one instead of four; the branch is the same for every thread.
 template <class A, class V, std::size_t R, class K>
 struct reduce_elem_fn {
   K k;
