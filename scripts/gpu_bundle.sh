@@ -6,7 +6,8 @@
 #   scripts/gpu_bundle.sh BUILD_DIR DEST     (BUILD_DIR configured with CUDA, GPU targets built)
 # Then, on the GPU machine: bash DEST/gpu_check.sh DEST [LOG_DIR]
 # Build for a CPU the GPU machine has: -DLZ_NATIVE=OFF -DCMAKE_CXX_FLAGS=-march=x86-64-v3
-# -DCMAKE_CUDA_FLAGS=-Xcompiler=-march=x86-64-v3 (its host CPU is not this machine's).
+# -DCMAKE_CUDA_FLAGS=-Xcompiler=-march=x86-64-v3 (its host CPU is not this machine's), and with
+# -DLZ_GPU_TESTS_FAST_BUILD=OFF so the GPU suites run the device code at the level users get.
 set -euo pipefail
 build=${1:?build dir}
 dest=${2:?destination}
