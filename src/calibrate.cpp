@@ -223,7 +223,7 @@ calibration calibrate(const calibrate_options& opt) {
     thresholds() = saved;
     std::sort(ratio.begin(), ratio.end());
     const double med = ratio[ratio.size() / 2];
-    const index_t from = saved.reduce_prefetch > 0 ? saved.reduce_prefetch : index_t(8) << 20;
+    const index_t from = saved.reduce_prefetch > 0 ? saved.reduce_prefetch.get() : index_t(8) << 20;
     c.measured.reduce_prefetch = med < 0.97 ? from : 0;
     r += med < 0.97 ? fmt("reductions from memory: software prefetch on from %lld bytes",
                           static_cast<long long>(from))

@@ -312,9 +312,12 @@ void read_npy(const std::filesystem::path& path, dtype want, int want_rank, npy_
     fail(fn, path,
          "holds shape " + shape_string(h.rank, h.shape) + " of rank " + std::to_string(h.rank) +
              ", not rank " + std::to_string(want_rank) + " as requested");
-  index_t count = 1;
+  // The tensor's strides multiply the extents with an empty one counted as 1: (0, 2^62, 2^62)
+  // holds no element but has no layout either.
+  index_t count = 1, span = 1;
   for (int k = 0; k < h.rank; ++k)
-    if (__builtin_mul_overflow(count, h.shape[k], &count))
+    if (__builtin_mul_overflow(count, h.shape[k], &count) ||
+        __builtin_mul_overflow(span, h.shape[k] > 0 ? h.shape[k] : 1, &span))
       fail(fn, path, "shape " + shape_string(h.rank, h.shape) + " overflows std::ptrdiff_t");
   index_t bytes = 0;
   if (__builtin_mul_overflow(count, index_t(have.size), &bytes))

@@ -276,10 +276,11 @@ struct printer {
   // Indices shown along a dimension of extent n (-1 marks the "..." gap).
   std::vector<index_t> shown(index_t n) const {
     std::vector<index_t> v;
-    if (summarise && n > 2 * opt.edgeitems) {
-      for (index_t i = 0; i < opt.edgeitems; ++i) v.push_back(i);
+    const index_t e = opt.edgeitems > 0 ? opt.edgeitems : 0; // (no 2 * e: it may be 2^62)
+    if (summarise && n - e > e) {
+      for (index_t i = 0; i < e; ++i) v.push_back(i);
       v.push_back(-1);
-      for (index_t i = n - opt.edgeitems; i < n; ++i) v.push_back(i);
+      for (index_t i = n - e; i < n; ++i) v.push_back(i);
     } else {
       for (index_t i = 0; i < n; ++i) v.push_back(i);
     }

@@ -91,46 +91,80 @@ tensor_view<T, R> explain_dst(tensor_view<T, R> v, const E&, bool&) {
   return v;
 }
 
-template <class P, class D, class E>
+template <class T>
+inline constexpr bool is_tensor_v = false;
+template <class T, std::size_t R>
+inline constexpr bool is_tensor_v<tensor<T, R>> = true;
+
+template <assign_op Op, class P, class D, class E>
 fusion::explain_sink plan_text(const P& pol, D&& dst, const E& e, std::string& title) {
   fusion::explain_sink s;
   bool resized = false;
   auto v = explain_dst(dst, e, resized);
   using V = decltype(v);
   constexpr std::size_t R = rank_v<V>;
+  const char* sym = assign_op_symbol(Op);
   if constexpr (!scalar_like<E>) {
     static_assert(rank_v<E> == R || rank_v<E> == 0,
                   "lz: the expression's rank differs from the destination's rank");
     if constexpr (rank_v<E> == R && R > 0)
-      if (!broadcasts_to(e.shape(), v.shape()))
+      if ((resized && Op != assign_op::set) || !broadcasts_to(e.shape(), v.shape()))
         throw shape_error(cat("lz: cannot assign shape ", to_string(e.shape()),
-                              " to a destination of shape ", to_string(v.shape()), " in '='"));
-    title =
-        cat("plan: dst", to_string(v.layout()), resized ? " (resized)" : "", " = ", expr_text(e));
+                              " to a destination of shape ", to_string(dst.shape()), " in '", sym,
+                              "'"));
+    title = cat("plan: dst", to_string(v.layout()), resized ? " (resized)" : "", " ", sym, " ",
+                expr_text(e));
   } else {
-    title = cat("plan: dst", to_string(v.layout()), " = scalar");
+    title = cat("plan: dst", to_string(v.layout()), " ", sym, " scalar");
   }
   s.set_dst(v.data());
-  fusion::plan_assign<assign_op::set>(s, pol, v, e);
+  fusion::plan_assign<Op>(s, pol, v, e);
   return s;
 }
 
 } // namespace detail
 
+/// Tags for explaining a compound assignment without running it: `lz::explain(W, lz::minus_eq,
+/// e)` is the plan of `W -= e` (`lz::explain(W -= e)` would run the update first: a compile
+/// error, below).
+template <detail::assign_op Op>
+struct compound_tag {
+  static constexpr detail::assign_op op = Op;
+};
+inline constexpr compound_tag<detail::assign_op::add> plus_eq{};
+inline constexpr compound_tag<detail::assign_op::sub> minus_eq{};
+inline constexpr compound_tag<detail::assign_op::mul> times_eq{};
+inline constexpr compound_tag<detail::assign_op::div> divides_eq{};
+
 /// The plan of `dst = e` as text, computed without running anything.
 template <host_policy P, class D, class E>
 std::string explain(const P& pol, D&& dst, const E& e) {
   std::string title;
-  auto s = detail::plan_text(pol, std::forward<D>(dst), e, title);
+  auto s = detail::plan_text<detail::assign_op::set>(pol, std::forward<D>(dst), e, title);
   return s.text(title);
 }
 template <class D, class E>
 requires(!host_policy<std::remove_cvref_t<D>>) std::string explain(D&& dst, const E& e) {
   return explain(automatic, std::forward<D>(dst), e);
 }
+/// The plan of `dst += e` (-=, *=, /=: plus_eq, minus_eq, times_eq, divides_eq), nothing run.
+template <host_policy P, class D, detail::assign_op Op, class E>
+std::string explain(const P& pol, D&& dst, compound_tag<Op>, const E& e) {
+  std::string title;
+  auto s = detail::plan_text<Op>(pol, std::forward<D>(dst), e, title);
+  return s.text(title);
+}
+template <class D, detail::assign_op Op, class E>
+requires(!host_policy<std::remove_cvref_t<D>>) std::string
+    explain(D&& dst, compound_tag<Op> op, const E& e) {
+  return explain(automatic, std::forward<D>(dst), op, e);
+}
 /// The plan of `lz::eval(e)` (a new tensor of e's shape).
 template <expression E>
 std::string explain(const E& e) {
+  static_assert(!detail::is_tensor_v<std::remove_cvref_t<E>>,
+                "lz::explain(t) of a tensor: nothing to plan. `lz::explain(W -= e)` runs the "
+                "update before explain sees W; write lz::explain(W, lz::minus_eq, e)");
   tensor<value_t<E>, rank_v<E>> placeholder;
   return explain(automatic, placeholder, e);
 }
@@ -139,7 +173,7 @@ std::string explain(const E& e) {
 template <class D, class E>
 std::string explain_dot(D&& dst, const E& e) {
   std::string title;
-  auto s = detail::plan_text(automatic, std::forward<D>(dst), e, title);
+  auto s = detail::plan_text<detail::assign_op::set>(automatic, std::forward<D>(dst), e, title);
   return s.dot(title);
 }
 

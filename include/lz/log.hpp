@@ -5,6 +5,7 @@
 
 #include <lz/config.hpp>
 
+#include <atomic>
 #include <string>
 
 namespace lz::logging {
@@ -20,11 +21,15 @@ enum channel : unsigned {
 };
 
 namespace detail {
-extern unsigned g_mask; // initialised from LZ_LOG before main
-}
+// Initialised from LZ_LOG before main; atomic because enable/disable may run while other threads
+// compute (a relaxed load is a plain load on x86 and ARM).
+extern std::atomic<unsigned> g_mask;
+} // namespace detail
 
 /// True when `c` is being traced (the one branch a disabled trace point costs).
-inline bool on(channel c) noexcept { return LZ_UNLIKELY((detail::g_mask & c) != 0); }
+inline bool on(channel c) noexcept {
+  return LZ_UNLIKELY((detail::g_mask.load(std::memory_order_relaxed) & c) != 0);
+}
 /// Enables channels: a mask, or a list as in LZ_LOG ("fusion,blas", "all").
 void enable(unsigned mask) noexcept;
 void enable(const std::string& list);

@@ -80,7 +80,8 @@ void save_npy(const std::filesystem::path& path, const E& e, int version = 1) {
 /// Reads a NumPy .npy file (format 1.0, 2.0 or 3.0) holding elements of type T (`<f4 <f8 <i4
 /// <i8 <c8 <c16`, and the other little-endian integer and bool dtypes) and rank R. A
 /// C-order file loads as a row-major tensor, a Fortran-order file as a column-major tensor
-/// (no transpose, no copy). Throws io_error naming the file and what is wrong: cannot open,
+/// (no transpose, no copy); in a bool file every nonzero byte is true (NumPy writes only 0 and
+/// 1). Throws io_error naming the file and what is wrong: cannot open,
 /// bad magic, malformed header, other dtype or rank than requested, truncated data.
 template <class T, std::size_t R>
 tensor<T, R> load_npy(const std::filesystem::path& path) {
@@ -99,6 +100,10 @@ tensor<T, R> load_npy(const std::filesystem::path& path) {
         return t.data();
       },
       &out);
+  if constexpr (std::is_same_v<T, bool>) { // a bool holds 0 or 1: any other byte reads as true
+    auto* b = reinterpret_cast<unsigned char*>(out.data());
+    for (index_t i = 0, n = out.size(); i < n; ++i) b[i] = b[i] != 0;
+  }
   return out;
 }
 

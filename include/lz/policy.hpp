@@ -44,7 +44,29 @@ namespace detail {
 index_t default_reduce_prefetch() noexcept;
 } // namespace detail
 
-/// Run-time thresholds (adjust with `lz::thresholds().parallel_work = ...`).
+/// One threshold: a value that lazuli's threads may read while another thread sets it
+/// (lz::calibrate, or a user's `lz::thresholds().tile = 32`). Reads and writes are relaxed
+/// atomic operations (plain moves on x86 and ARM), so that is not a data race; it converts to
+/// and from T like the plain value it was.
+template <class T>
+class setting {
+ public:
+  constexpr setting(T v = T()) noexcept : v_(v) {}
+  setting(const setting& o) noexcept : v_(o.get()) {}
+  setting& operator=(const setting& o) noexcept { return *this = o.get(); }
+  setting& operator=(T v) noexcept {
+    __atomic_store_n(&v_, v, __ATOMIC_RELAXED);
+    return *this;
+  }
+  T get() const noexcept { return __atomic_load_n(&v_, __ATOMIC_RELAXED); }
+  operator T() const noexcept { return get(); }
+
+ private:
+  T v_;
+};
+
+/// Run-time thresholds (adjust with `lz::thresholds().parallel_work = ...`; safe while other
+/// threads compute: each field is a setting).
 struct tuning {
   /// Work (elements x per-element cost in adds) from which the automatic policy uses threads.
   /// 2^18 keeps in-cache axpy single-threaded, where a second thread only adds scheduling.
@@ -53,24 +75,24 @@ struct tuning {
   /// 2-core machine at load average ~4.5, where the second thread gained nothing at any size
   /// (speed-ups 0.79-1.09, perf/RESULTS.md), so no crossover could be read off. Re-measure
   /// on an idle machine before changing it.
-  index_t parallel_work = index_t(1) << 18;
+  setting<index_t> parallel_work = index_t(1) << 18;
   /// Tile edge for loops that read a transposed operand: each tile of it is staged (SIMD
   /// transpose) into a 32 KiB L1 buffer, then the tree runs on contiguous rows.
   /// perf/transpose_bench W9/lazuli_tile* (2000x2000 doubles, 1 thread, time / hand loop,
   /// medians of 3 interleaved runs): tile 64 -> 0.20, 48 -> 0.20, 32 -> 0.26, 16 -> 0.31,
   /// 8 -> 0.43. 64 doubles = 32 KiB per tile is the largest that fits the stage buffer (wider
   /// elements get fewer rows per tile).
-  index_t tile = 64;
+  setting<index_t> tile = 64;
   /// Destination bytes from which `=` writes with non-temporal (streaming) stores, skipping the
   /// cache: above the cache size a normal store first reads the line it overwrites. 0 disables.
   /// perf/elementwise_bench W1stream (z = 2.5x + 1.5y, streaming forced on / off, time
   /// ratio, medians of 3 interleaved runs, 32 MiB L3): destination 0.5-2 MiB -> 1.06-1.16
   /// (streaming loses while the arrays fit the cache), 4 MiB -> 0.92-1.07 (the crossover),
   /// 8 MiB -> 0.77, 16 MiB -> 0.70, 32-128 MiB -> 0.77-0.85.
-  index_t stream_bytes = index_t(8) << 20;
+  setting<index_t> stream_bytes = index_t(8) << 20;
   /// Elements per reduction block: partial sums are combined pairwise over blocks, so the
   /// result is independent of the thread count (perf/reduce_bench, W3).
-  index_t reduce_block = 4096;
+  setting<index_t> reduce_block = 4096;
   /// Operand bytes from which contiguous full reductions (sum, dot, norm2, ...) issue software
   /// prefetches 16 KiB ahead of the loads; 0 never. The hardware prefetcher alone keeps too few
   /// misses in flight on some cores and more than enough on others, so the default depends on
@@ -78,14 +100,14 @@ struct tuning {
   /// time with prefetches / without): Intel Ice Lake 0.95 -> on from 8 MiB (as stream_bytes);
   /// AMD EPYC Zen 3 1.08-1.18 at every distance from 2 to 64 KiB -> off. Other CPUs: off (no
   /// measurement says the extra instructions pay).
-  index_t reduce_prefetch = detail::default_reduce_prefetch();
+  setting<index_t> reduce_prefetch = detail::default_reduce_prefetch();
   /// Products whose operands BLAS cannot take (non-unit strides both ways, negative strides):
   /// below this many multiply-adds (m·n·k) lazuli's own any-stride kernel runs them without
   /// allocating; above it the operand is copied into a BLAS layout first (perf/gemm_bench:
   /// the copy costs O(m·k) against the kernel's O(m·n·k) gain).
-  index_t gemm_copy_flops = index_t(1) << 18;
+  setting<index_t> gemm_copy_flops = index_t(1) << 18;
   /// Use syrk for op(A)·op(A)ᵀ (half the flops of gemm; perf/gemm_bench syrk case).
-  bool use_syrk = true;
+  setting<bool> use_syrk = true;
   /// axpy/scal go to BLAS from this length up; a huge value disables the rule. Off.
   /// perf/level1_bench axpy (y = a*x + y, 1 thread, n = 1e2..1e7, time / cblas_daxpy, under
   /// load, both OpenBLAS cores; perf/RESULTS.md): in cache the fused loop is as fast as the
@@ -93,23 +115,28 @@ struct tuning {
   /// out of cache (>= 1e6) the rule won 3 of 4 points (0.72-0.98 of the fused time) but not
   /// at two consecutive sizes on both cores. Suspect: streaming stores (stream_bytes) on an
   /// in-place update, which reads y anyway. Re-measure on an idle machine.
-  index_t level1_blas = index_t(1) << 62;
+  setting<index_t> level1_blas = index_t(1) << 62;
   /// lz::dot goes to BLAS dot for lengths in [dot_blas, dot_blas_max]; dot_blas = 0 disables.
   /// perf/level1_bench dot (1 thread, time / cblas_ddot): below a few thousand elements the
   /// fused reduction's fixed cost (block accumulators, the fixed lane tree) makes it slower
   /// than the dot rule (n = 100: 1.3-1.4x, n = 1000: 1.2-1.4x); from ~3e3 up the two are
   /// within noise of each other. So BLAS takes the short dots from length 1 ...
-  index_t dot_blas = 1;
+  setting<index_t> dot_blas = 1;
   /// ... up to one reduction block (reduce_block): longer dots stay with the fused pairwise
   /// reduction, whose error grows like log(n) and whose bits do not depend on the thread count
   /// (OpenBLAS accumulates linearly and splits ddot across its threads above 10000 elements),
   /// at no measured cost in speed.
-  index_t dot_blas_max = 4096;
+  setting<index_t> dot_blas_max = 4096;
 };
 
 namespace detail {
-/// The defaults, overridden by the file LZ_CONFIG names (kernels/common/tuning.cpp).
+/// The defaults, overridden by the file LZ_CONFIG names (kernels/common/tuning.cpp). A file that
+/// does not load (unreadable, not a regular file, over 64 KiB, a malformed line, an unknown key,
+/// a value outside its key's range) leaves every default in force and says so on stderr and in
+/// lz::info().
 tuning initial_tuning();
+/// One line per threshold: its value and where it came from (default, LZ_CONFIG, set in code).
+std::string tuning_report();
 } // namespace detail
 
 /// The thresholds in force (process-wide): the defaults above, or what the file in LZ_CONFIG
@@ -121,7 +148,10 @@ inline tuning& thresholds() noexcept {
 
 /// Writes thresholds as `key = value` lines (the format LZ_CONFIG loads).
 void save_tuning(const std::string& path, const tuning& t);
-/// Reads a file written by save_tuning (unknown keys are errors, missing keys keep defaults).
+/// Reads a file written by save_tuning: `key = value` lines, `#` comments; missing keys keep
+/// their defaults. Throws std::runtime_error naming the file, the line, the key, the value and
+/// the key's accepted range for unknown keys and values outside it; reads only regular files of
+/// at most 64 KiB (never blocks on a FIFO or a device).
 tuning load_tuning(const std::string& path);
 /// The same as text.
 std::string to_string(const tuning& t);

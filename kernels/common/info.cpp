@@ -22,23 +22,11 @@ std::string info_text(const char* caller_arch, int caller_double_lanes) {
   const char* core = std::getenv("OPENBLAS_CORETYPE");
   s += std::string("  OPENBLAS_CORETYPE: ") + (core ? core : "(unset: OpenBLAS detects the CPU)") +
        "\n";
-  s += "  threads: " + std::to_string(num_threads()) +
-       " (TBB; LZ_NUM_THREADS or lz::set_num_threads)\n";
-  const char* cfg = std::getenv("LZ_CONFIG");
-  s += "  thresholds in force";
-  s += cfg && *cfg ? std::string(" (LZ_CONFIG=") + cfg + "):\n" : std::string(":\n");
-  std::string in_force = to_string(thresholds()), defaults = to_string(tuning{});
-  for (std::string* text : {&in_force, &defaults}) { // indent, one threshold per line
-    std::string out;
-    for (char ch : *text) {
-      if (out.empty() || out.back() == '\n') out += "    ";
-      out += ch;
-    }
-    *text = out;
-  }
-  s += in_force;
-  s += "  defaults (lz::calibrate measures this machine's):\n";
-  s += defaults;
+  s += "  threads: " + std::to_string(num_threads()) + " (TBB; from " + num_threads_origin() +
+       "; LZ_NUM_THREADS or lz::set_num_threads)\n";
+  s += "  thresholds in force, with their sources and defaults (lz::calibrate measures this "
+       "machine's):\n";
+  s += tuning_report();
   return s;
 }
 

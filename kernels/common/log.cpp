@@ -8,10 +8,10 @@
 
 namespace lz::logging {
 namespace detail {
-unsigned g_mask = [] {
+std::atomic<unsigned> g_mask{[] {
   const char* env = std::getenv("LZ_LOG");
   return env ? parse(env) : 0u;
-}();
+}()};
 } // namespace detail
 
 namespace {
@@ -44,9 +44,9 @@ unsigned parse(const std::string& list) noexcept {
   return m;
 }
 
-void enable(unsigned mask) noexcept { detail::g_mask |= mask; }
-void enable(const std::string& list) { detail::g_mask |= parse(list); }
-void disable(unsigned mask) noexcept { detail::g_mask &= ~mask; }
+void enable(unsigned mask) noexcept { detail::g_mask.fetch_or(mask, std::memory_order_relaxed); }
+void enable(const std::string& list) { enable(parse(list)); }
+void disable(unsigned mask) noexcept { detail::g_mask.fetch_and(~mask, std::memory_order_relaxed); }
 
 void write(channel c, const std::string& message) {
   std::lock_guard lock(g_write);

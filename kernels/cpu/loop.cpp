@@ -587,7 +587,7 @@ LZ_INLINE bool flat(const map_call& c, index_t n) {
 // Threads of the fast path for n elements (1: this one).
 LZ_INLINE int flat_threads(const map_call& c, index_t n, const tuning& t) {
   if (!c.threads) return 1;
-  const index_t limit = std::max(c.automatic ? t.parallel_work : 0, min_parallel_work);
+  const index_t limit = std::max(c.automatic ? t.parallel_work.get() : 0, min_parallel_work);
   return n * c.cost >= limit ? std::max(num_threads(), 1) : 1;
 }
 
@@ -654,10 +654,10 @@ map_call with_options(const map_call& in) {
   map_call c = in;
   const tuning& t = thresholds();
   c.opt.threads = c.threads;
-  c.opt.parallel_work = c.automatic ? t.parallel_work : 0;
+  c.opt.parallel_work = c.automatic ? t.parallel_work.get() : 0;
   c.opt.cost = c.cost;
   c.opt.tile = t.tile;
-  c.opt.stream_bytes = c.k.can_stream ? t.stream_bytes : 0;
+  c.opt.stream_bytes = c.k.can_stream ? t.stream_bytes.get() : 0;
   return c;
 }
 

@@ -7,6 +7,8 @@
 #include <tbb/parallel_for.h>
 
 #include <atomic>
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
@@ -42,6 +44,10 @@ namespace {
 std::mutex g_mutex;
 std::unique_ptr<tbb::global_control> g_control;
 std::atomic<int> g_threads{0}; // 0 = not yet initialised
+std::string& origin_text() {   // guarded by g_mutex (function-local: usable in static init)
+  static std::string s = "hardware";
+  return s;
+}
 
 int hardware_threads() { return tbb::info::default_concurrency(); }
 
@@ -52,10 +58,21 @@ int current_threads() {
   std::lock_guard lock(g_mutex);
   if (g_threads.load() == 0) {
     int n = hardware_threads();
-    if (const char* env = std::getenv("LZ_NUM_THREADS")) {
+    if (const char* env = std::getenv("LZ_NUM_THREADS"); env && *env) {
       char* end = nullptr;
-      long v = std::strtol(env, &end, 10);
-      if (end != env && v > 0) n = static_cast<int>(v);
+      errno = 0;
+      const long long v = std::strtoll(env, &end, 10);
+      if (*end || errno == ERANGE || v < 1 || v > max_threads) {
+        origin_text() = std::string("hardware (LZ_NUM_THREADS=") + env +
+                        " rejected: not an integer in [1, " + std::to_string(max_threads) + "])";
+        std::fprintf(stderr,
+                     "lazuli: LZ_NUM_THREADS=%s rejected (not an integer in [1, %d]); "
+                     "%d threads\n",
+                     env, max_threads, n);
+      } else {
+        n = static_cast<int>(v);
+        origin_text() = "LZ_NUM_THREADS";
+      }
     }
     if (n != hardware_threads())
       g_control = std::make_unique<tbb::global_control>(
@@ -70,13 +87,24 @@ int current_threads() {
 int num_threads() noexcept { return current_threads(); }
 
 void set_num_threads(int n) {
+  if (n > max_threads)
+    throw std::invalid_argument("lz::set_num_threads: " + std::to_string(n) +
+                                " threads is outside [1, " + std::to_string(max_threads) +
+                                "] (n <= 0 restores the default)");
   current_threads();
   std::lock_guard lock(g_mutex);
+  origin_text() = n <= 0 ? "hardware" : "lz::set_num_threads";
   if (n <= 0) n = hardware_threads();
   g_threads.store(n);
   g_control.reset();
   g_control = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism,
                                                     static_cast<std::size_t>(n));
+}
+
+std::string detail::num_threads_origin() {
+  current_threads();
+  std::lock_guard lock(g_mutex);
+  return origin_text();
 }
 
 namespace kernels::cpu {

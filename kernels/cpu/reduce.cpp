@@ -181,7 +181,9 @@ void reduce_blocks(const Leaf& leaf, const reduce_kernels& k, index_t nblocks, i
 
 void run_reduce(int rank, const index_t* ext, int count, detail::operand* ops,
                 const reduce_kernels& k, const void* ctx, const reduce_options& opt, void* out) {
-  const index_t B = opt.block > 0 ? opt.block : 4096;
+  // (a code-set lz::thresholds().reduce_block outside [1, 2^30]: the nearest end, or 4096 for
+  // a non-positive one; LZ_CONFIG rejects such values)
+  const index_t B = opt.block > 0 ? std::min(opt.block, index_t(1) << 30) : 4096;
   // Fast path: a contiguous 1-d reduction (every operand at stride 1). Its blocks are plain
   // ranges of B elements, so each leaf of the tree below is init + one slab + finish, without
   // planning the loop, walking the block grid or checking for operands to pack: the same blocks
@@ -246,7 +248,9 @@ void run_reduce_axis(int out_rank, const index_t* out_ext, index_t axis_len, int
   for (int d = 0; d < out_rank; ++d) nout *= out_ext[d];
   if (nout == 0) return;
   const int ax = out_rank; // leaves' stride index of the reduced axis
-  const index_t B = opt.block > 0 ? opt.block : 4096;
+  // (a code-set lz::thresholds().reduce_block outside [1, 2^30]: the nearest end, or 4096 for
+  // a non-positive one; LZ_CONFIG rejects such values)
+  const index_t B = opt.block > 0 ? std::min(opt.block, index_t(1) << 30) : 4096;
   const int threads = threads_for(opt, nout * axis_len * opt.cost);
 
   // Vertical mode: the outputs are contiguous along the last output dim for the destination

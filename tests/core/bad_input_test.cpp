@@ -8,6 +8,7 @@
 
 #include <cstring>
 #include <functional>
+#include <limits>
 
 namespace {
 
@@ -209,6 +210,37 @@ BOOST_AUTO_TEST_CASE(sizes_whose_product_overflows_are_layout_errors) {
                                  {"overflows"});
   expect_error<lz::layout_error>("nested broadcast", [&] { (void)lz::maximum(col * 2.0, row); },
                                  {"overflows", "'maximum'"});
+}
+
+// Extremes that used to be undefined behaviour or to pass validation: slice steps near ±2^63,
+// a padding multiple near INT64_MAX, an adopted stride of INT64_MIN, a .npy shape whose empty
+// extent hides strides that overflow.
+BOOST_AUTO_TEST_CASE(steps_paddings_and_strides_at_the_int64_limits_are_handled) {
+  constexpr index_t max = std::numeric_limits<index_t>::max(), min = -max - 1;
+  lz::vector<double> x = lz::random<double>({10}, 3);
+  const auto first = x(lz::range(0, 10, max)); // one element: x(0)
+  BOOST_TEST(first.size() == 1);
+  BOOST_TEST(first(0) == x(0));
+  const auto last = x(lz::range(9, -1, min)); // one element: x(9)
+  BOOST_TEST(last.size() == 1);
+  BOOST_TEST(last(0) == x(9));
+  const auto back = x(lz::range(9, -1, min + 1));
+  BOOST_TEST(back.size() == 1);
+  BOOST_TEST(x(lz::range(0, 10, max - 1)).size() == 1);
+  BOOST_TEST(double(lz::sum(x(lz::range(9, -1, min)))) == x(9));
+  expect_error<lz::layout_error>("padded near INT64_MAX",
+                                 [&] { lz::matrix<double> P(3, 4, lz::padded{max - 1}); },
+                                 {"overflows"});
+  expect_error<lz::layout_error>(
+      "padded INT64_MAX", [&] { lz::matrix<double> P(2, 2, lz::padded{max}); }, {"overflows"});
+  std::vector<double> buf(8);
+  expect_error<lz::layout_error>("adopt stride INT64_MIN",
+                                 [&] { (void)lz::adopt(buf.data(), {2}, {min}); }, {"overflows"});
+  expect_error<lz::layout_error>("adopt stride INT64_MIN, 2-d",
+                                 [&] {
+                                   (void)lz::adopt(buf.data(), {2, 2}, {min, 1});
+                                 },
+                                 {"overflows"});
 }
 
 BOOST_AUTO_TEST_CASE(out_of_range_indices_and_slices_throw_out_of_range) {

@@ -58,6 +58,23 @@ BOOST_AUTO_TEST_CASE(threshold_and_edgeitems_decide_what_is_summarised) {
   }
 }
 
+// Huge or negative edgeitems: nothing is summarised (huge) or only the "..." is shown
+// (negative: none at the edges); 2 * 2^62 overflowed and the printer then tried to list 2^62
+// indices.
+BOOST_AUTO_TEST_CASE(extreme_edgeitems_print_without_overflow) {
+  const auto x = lz::random<double>({2000}, 3);
+  lz::print_options o;
+  o.linewidth = 1000000;
+  o.edgeitems = index_t(1) << 62;
+  const std::string all = print_with(x, o);
+  BOOST_TEST(count(all, "...") == 0u);
+  BOOST_TEST(std::distance(std::sregex_iterator(all.begin(), all.end(), number), {}) == 2000);
+  o.edgeitems = -5;
+  const std::string none = print_with(x, o);
+  BOOST_TEST(count(none, "...") == 1u, none);
+  BOOST_TEST(std::distance(std::sregex_iterator(none.begin(), none.end(), number), {}) == 0);
+}
+
 BOOST_AUTO_TEST_CASE(no_line_exceeds_linewidth_unless_it_holds_one_element) {
   std::mt19937_64 g(2);
   for (int rep = 0; rep < 200; ++rep) {

@@ -6,6 +6,7 @@
 #include <support/reference.hpp>
 
 #include <cstring>
+#include <limits>
 
 using lz::index_t;
 
@@ -123,6 +124,21 @@ BOOST_AUTO_TEST_CASE(integers_are_uniform_over_low_to_high_exclusive) {
   for (index_t c : counts) chi2 += (double(c) - expect) * (double(c) - expect) / expect;
   BOOST_TEST(within(chi2, double(k - 1), std::sqrt(2.0 * double(k - 1))));
   BOOST_CHECK_THROW((void)lz::random<int>({3}, 1, lz::integers{5, 5}), std::invalid_argument);
+}
+
+// [INT64_MIN, INT64_MAX): the width overflows int64 (signed overflow before the fix, which
+// UBSan reports); both halves of the range appear, nothing equals INT64_MAX.
+BOOST_AUTO_TEST_CASE(integers_over_the_whole_int64_range_are_drawn_without_overflow) {
+  constexpr std::int64_t lo = std::numeric_limits<std::int64_t>::min(),
+                         hi = std::numeric_limits<std::int64_t>::max();
+  const auto x = lz::random<std::int64_t>({4096}, 5, lz::integers{lo, hi});
+  index_t negative = 0;
+  for (index_t i = 0; i < x.size(); ++i) {
+    negative += x(i) < 0;
+    BOOST_TEST(x(i) != hi);
+  }
+  BOOST_TEST(negative > 1800);
+  BOOST_TEST(negative < 2300);
 }
 
 BOOST_AUTO_TEST_CASE(float_uniform_never_rounds_up_to_high) {

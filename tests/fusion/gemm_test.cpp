@@ -399,3 +399,26 @@ BOOST_AUTO_TEST_CASE(explain_names_the_call_before_anything_runs) {
   BOOST_TEST(dot.rfind("digraph lz_plan {", 0) == 0u, dot);
   BOOST_TEST(dot.find("dgemm") != std::string::npos);
 }
+
+// `W -= e` explained without running (lz::minus_eq); the plan is the one `W -= e` runs: the
+// product folds into one gemm with beta = 1 and alpha = -2.
+BOOST_AUTO_TEST_CASE(compound_assignments_are_explained_without_running) {
+  auto A = rnd(64, 32, 30), B = rnd(32, 48, 31);
+  lz::matrix<double> W = rnd(64, 48, 32);
+  const lz::matrix<double> W0 = W;
+  recording rec;
+  lz::reset_stats();
+  const std::string plan = lz::explain(W, lz::minus_eq, 2.0 * A * B);
+  BOOST_TEST(rec.calls.empty());
+  BOOST_TEST(lz::stats().allocations == 0u);
+  BOOST_TEST(max_rel_error(W, W0) == 0.0);
+  BOOST_TEST(plan.find(" -= ") != std::string::npos, plan);
+  BOOST_TEST(plan.find("dgemm(RowMajor, N, N, m=64, n=48, k=32, alpha=-2") != std::string::npos,
+             plan);
+  BOOST_TEST(plan.find("beta=1") != std::string::npos, plan);
+  W -= 2.0 * A * B; // what it explained
+  BOOST_TEST(rec.calls.size() == 1u);
+  BOOST_TEST(max_rel_error(W, reference(W0 - 2.0 * A * B)) < 1e-10); // (cancellation)
+  BOOST_TEST(lz::explain(W, lz::plus_eq, W * 2.0).find(" += ") != std::string::npos);
+  BOOST_CHECK_THROW((void)lz::explain(W, lz::times_eq, A), lz::shape_error); // (64,32) into (64,48)
+}

@@ -238,6 +238,12 @@ BOOST_AUTO_TEST_CASE(malformed_headers_are_reported) {
         {"malformed"});
   check(npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (99999999999999999999,)}\n"),
         {"overflows"});
+  // No element, but strides that overflow: an io_error naming the file, like every bad file.
+  {
+    write_bytes(f, npy_bytes("{'descr': '<f8', 'fortran_order': False, "
+                             "'shape': (0, 4611686018427387904, 4611686018427387904)}\n"));
+    expect_io_error([&] { (void)lz::load_npy<double, 3>(f); }, {"bad.npy", "overflows"});
+  }
   check(npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (1,)} junk\n", eight),
         {"after the header"});
   check(npy_bytes("{'descr': '>f8', 'fortran_order': False, 'shape': (1,)}\n", eight),

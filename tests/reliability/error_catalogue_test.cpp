@@ -81,7 +81,7 @@ std::vector<row> catalogue() {
        "lz::shape_error",
        {"(3,4)", "(4,3)", "'dot'"},
        [] { (void)lz::dot(a, b).value(); }},
-      {"min/max/argmin/argmax/mean of an empty tensor",
+      {"min/max/argmin/argmax of an empty tensor",
        "lz::shape_error",
        {"min", "(0,4)"},
        [] { (void)lz::min(empty).value(); }},

@@ -20,7 +20,7 @@ BOOST_AUTO_TEST_CASE(calibrate_measures_reports_and_applies_thresholds) {
   BOOST_TEST(c.report.find("software prefetch") != std::string::npos, c.report);
   BOOST_TEST((c.measured.reduce_prefetch == 0 ||
               c.measured.reduce_prefetch ==
-                  (before.reduce_prefetch > 0 ? before.reduce_prefetch : 8 << 20)));
+                  (before.reduce_prefetch > 0 ? before.reduce_prefetch.get() : 8 << 20)));
   BOOST_TEST(c.measured.gemm_copy_flops > 0);
   BOOST_TEST(c.measured.parallel_work > 0);
   lz::thresholds() = before;

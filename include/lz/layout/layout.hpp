@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <string>
 
 namespace lz {
@@ -114,7 +115,8 @@ struct strided_layout {
       const std::size_t k = column_major ? j : R - 1 - j;
       l.strides[k] = s;
       index_t ext = e[k] > 0 ? e[k] : 1;
-      if (k == first) ext = (ext + multiple - 1) / multiple * multiple;
+      if (k == first) // (no `ext + multiple`: a multiple near INT64_MAX must not wrap)
+        ext = detail::checked_mul((ext - 1) / multiple + 1, multiple, "padded row length");
       s = detail::checked_mul(s, ext, "tensor size");
     }
     l.check_extents();
@@ -264,6 +266,8 @@ void strided_layout<R>::validate(bool writable) const {
   index_t span = 0;
   for (std::size_t k = 0; k < R; ++k) {
     if (extents[k] <= 1) continue;
+    if (strides[k] == std::numeric_limits<index_t>::min()) // |INT64_MIN| is no index_t
+      detail::throw_overflow("layout span");
     index_t s = strides[k] < 0 ? -strides[k] : strides[k];
     span = detail::checked_add(span, detail::checked_mul(s, extents[k] - 1, "layout span"),
                                "layout span");

@@ -5,6 +5,7 @@
 #include <lz/layout/layout.hpp>
 
 #include <concepts>
+#include <cstdint>
 #include <stdexcept>
 #include <utility>
 
@@ -72,10 +73,12 @@ inline slice_dim apply_slice(index_t n, index_t s, range r, std::size_t dim) {
   const index_t lo = r.step > 0 ? 0 : -1, hi = r.step > 0 ? n : n - 1;
   if (r.begin < lo || r.begin > hi || r.end < lo || r.end > hi)
     throw_range(r.begin, r.end, r.step, n, dim);
+  // |step| in unsigned arithmetic and no `dist + step` (steps near ±2^63 must not overflow);
+  // two or more elements mean |step| < n, so s * step then fits as the tensor's own offsets do.
   const index_t dist = r.step > 0 ? r.end - r.begin : r.begin - r.end;
-  const index_t step = r.step > 0 ? r.step : -r.step;
-  const index_t count = dist > 0 ? (dist + step - 1) / step : 0;
-  return {count > 0 ? r.begin * s : 0, count, s * r.step, true};
+  const auto step = r.step > 0 ? std::uint64_t(r.step) : std::uint64_t(0) - std::uint64_t(r.step);
+  const index_t count = dist > 0 ? index_t(1 + std::uint64_t(dist - 1) / step) : 0;
+  return {count > 0 ? r.begin * s : 0, count, count > 1 ? s * r.step : s, true};
 }
 template <class S>
 slice_dim apply_slice(index_t n, index_t s, const S& i, std::size_t dim) requires std::integral<S> {

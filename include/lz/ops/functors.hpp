@@ -85,6 +85,91 @@ LZ_NOINLINE A per_lane(const A& a, const A& b, F f) {
   return A::load_unaligned(x);
 }
 
+// Integer arithmetic (docs/errors.md, "Integers"): +, -, *, negation and abs wrap modulo 2^bits
+// as in NumPy, the same on every policy and backend; x / 0 gives 0 and INT_MIN / -1 gives
+// INT_MIN (NumPy's results), never a trap. Signed scalars compute through their unsigned type
+// (signed overflow is undefined in C++); batches wrap in hardware. Other types: the plain
+// operator.
+template <class R>
+inline constexpr bool wrapping_int_v =
+    std::is_integral_v<R>&& std::is_signed_v<R> && !std::is_same_v<R, bool>;
+template <class R, class A>
+LZ_HD constexpr auto as_unsigned(const A& a) {
+  return static_cast<std::make_unsigned_t<R>>(static_cast<R>(a));
+}
+template <class A, class B>
+requires device_scalars<A, B> LZ_HD constexpr auto add_(const A& a, const B& b) -> decltype(a + b) {
+  using R = decltype(a + b);
+  if constexpr (wrapping_int_v<R>)
+    return static_cast<R>(as_unsigned<R>(a) + as_unsigned<R>(b));
+  else
+    return a + b;
+}
+template <class A, class B>
+requires(!device_scalars<A, B>) auto add_(const A& a, const B& b) -> decltype(a + b) {
+  return a + b;
+}
+template <class A, class B>
+requires device_scalars<A, B> LZ_HD constexpr auto sub_(const A& a, const B& b) -> decltype(a - b) {
+  using R = decltype(a - b);
+  if constexpr (wrapping_int_v<R>)
+    return static_cast<R>(as_unsigned<R>(a) - as_unsigned<R>(b));
+  else
+    return a - b;
+}
+template <class A, class B>
+requires(!device_scalars<A, B>) auto sub_(const A& a, const B& b) -> decltype(a - b) {
+  return a - b;
+}
+template <class A, class B>
+requires device_scalars<A, B> LZ_HD constexpr auto mul_(const A& a, const B& b) -> decltype(a * b) {
+  using R = decltype(a * b);
+  if constexpr (wrapping_int_v<R>)
+    return static_cast<R>(as_unsigned<R>(a) * as_unsigned<R>(b));
+  else
+    return a * b;
+}
+template <class A, class B>
+requires(!device_scalars<A, B>) auto mul_(const A& a, const B& b) -> decltype(a * b) {
+  return a * b;
+}
+template <class A, class B>
+requires device_scalars<A, B> LZ_HD constexpr auto div_(const A& a, const B& b) -> decltype(a / b) {
+  using R = decltype(a / b);
+  if constexpr (std::is_integral_v<R>) {
+    if (b == B(0)) return R(0);
+    if constexpr (wrapping_int_v<R>)
+      if (static_cast<R>(b) == R(-1)) return static_cast<R>(R(0) - as_unsigned<R>(a));
+    return static_cast<R>(a / b);
+  } else {
+    return a / b;
+  }
+}
+template <class A, class B>
+requires(!device_scalars<A, B>) auto div_(const A& a, const B& b) -> decltype(a / b) {
+  if constexpr (batch_like<A> && std::is_same_v<A, B> &&
+                std::is_integral_v<typename A::value_type>) {
+    // xsimd divides integer lanes one by one: the lanes that would trap go through div_ above.
+    using T = typename A::value_type;
+    auto odd = b == A(T(0));
+    if constexpr (std::is_signed_v<T>) odd = odd | (b == A(T(-1)));
+    if (any_lane(odd)) return per_lane(a, b, [](T x, T y) { return T(div_(x, y)); });
+    return a / b;
+  } else {
+    return a / b;
+  }
+}
+template <class A>
+requires device_scalars<A> LZ_HD constexpr auto abs_(const A& a) -> decltype(abs(a)) {
+  using R = decltype(abs(a));
+  if constexpr (wrapping_int_v<R>)
+    return a < A(0) ? static_cast<R>(R(0) - as_unsigned<R>(a)) : static_cast<R>(a);
+  else
+    return abs(a);
+}
+template <class A>
+requires(!device_scalars<A>) auto abs_(const A& a) -> decltype(abs(a)) { return abs(a); }
+
 // xsimd 8.1 (Debian 12) gets these wrong on batches (found by tests/core/ops_test.cpp), so
 // their batch bodies send the batches holding such lanes through std, lane by lane:
 //   exp, expm1  float overflows early (exp(88.5f) = inf); double results below DBL_MIN are
@@ -99,7 +184,13 @@ LZ_NOINLINE A per_lane(const A& a, const A& b, F f) {
 // (not -0), so 1 / -x gave +inf for x = +0 on AVX-512 machines only (found by the random-tree
 // tests the first time they ran on one).
 template <class A>
-requires device_scalars<A> LZ_HD auto negate_(const A& a) -> decltype(-a) { return -a; }
+requires device_scalars<A> LZ_HD auto negate_(const A& a) -> decltype(-a) {
+  using R = decltype(-a);
+  if constexpr (wrapping_int_v<R>)
+    return static_cast<R>(R(0) - as_unsigned<R>(a)); // -INT_MIN = INT_MIN
+  else
+    return -a;
+}
 template <class A>
 requires(!device_scalars<A>) auto negate_(const A& a) -> decltype(-a) {
   if constexpr (batch_like<A> && std::is_floating_point_v<typename A::value_type>)
@@ -281,10 +372,10 @@ requires(!device_scalars<A, B>) auto pow_(const A& a, const B& b) -> decltype(po
   };
 
 // Arithmetic and comparison (SYMBOL is what explain and error messages print).
-LZ_BINARY_FN(plus, "+", a + b, 1)
-LZ_BINARY_FN(minus, "-", a - b, 1)
-LZ_BINARY_FN(multiplies, "*", a* b, 1)
-LZ_BINARY_FN(divides, "/", a / b, 4)
+LZ_BINARY_FN(plus, "+", detail::add_(a, b), 1)
+LZ_BINARY_FN(minus, "-", detail::sub_(a, b), 1)
+LZ_BINARY_FN(multiplies, "*", detail::mul_(a, b), 1)
+LZ_BINARY_FN(divides, "/", detail::div_(a, b), 4)
 LZ_BINARY_FN(equal, "==", a == b, 1)
 // Not `a != b`: xsimd 8.1's AVX != is the ordered predicate, false when a lane is NaN.
 LZ_BINARY_FN(not_equal, "!=", !(a == b), 1)
@@ -296,8 +387,8 @@ LZ_BINARY_FN(atan2, "atan2", detail::atan2_(a, b), 25)
 LZ_BINARY_FN(pow, "pow", detail::pow_(a, b), 30)
 
 LZ_UNARY_FN(negate, detail::negate_(a), 1)
-LZ_UNARY_FN(square, a* a, 1)
-LZ_UNARY_FN(abs, abs(a), 1)
+LZ_UNARY_FN(square, detail::mul_(a, a), 1)
+LZ_UNARY_FN(abs, detail::abs_(a), 1)
 LZ_UNARY_FN(sqrt, sqrt(a), 6)
 LZ_UNARY_FN(cbrt, detail::cbrt_(a), 20)
 LZ_UNARY_FN(exp, detail::exp_(a), 10)

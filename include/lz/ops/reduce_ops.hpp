@@ -37,11 +37,21 @@ struct sum_op {
     return A(0);
   }
   template <class A>
-  requires fn::device_scalars<A> LZ_HD static A combine(const A& a, const A& b) { return a + b; }
+  requires fn::device_scalars<A> LZ_HD static A combine(const A& a, const A& b) {
+    return static_cast<A>(fn::detail::add_(a, b)); // integers wrap (functors.hpp)
+  }
   template <class A>
   requires(!fn::device_scalars<A>) static A combine(const A& a, const A& b) { // batches: host
     return a + b;
   }
+};
+
+/// mean's accumulator: a sum in double for integers (NumPy's: the mean of int64 timestamps must
+/// not wrap), in the element type for floating types.
+struct mean_op : sum_op {
+  template <class V>
+  using acc_t = std::conditional_t<std::is_floating_point_v<V>, V,
+                                   std::conditional_t<std::is_arithmetic_v<V>, double, V>>;
 };
 
 struct prod_op {
@@ -54,7 +64,9 @@ struct prod_op {
     return A(1);
   }
   template <class A>
-  requires fn::device_scalars<A> LZ_HD static A combine(const A& a, const A& b) { return a * b; }
+  requires fn::device_scalars<A> LZ_HD static A combine(const A& a, const A& b) {
+    return static_cast<A>(fn::detail::mul_(a, b));
+  }
   template <class A>
   requires(!fn::device_scalars<A>) static A combine(const A& a, const A& b) { // batches: host
     return a * b;

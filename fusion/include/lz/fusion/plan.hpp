@@ -15,6 +15,7 @@
 #include <lz/ops/reductions.hpp>
 #include <lz/policy.hpp>
 
+#include <bit>
 #include <cstdint>
 #include <initializer_list>
 #include <string>
@@ -223,11 +224,20 @@ template <class V>
 inline constexpr bool blas_type_v =
     std::is_same_v<V, float> || std::is_same_v<V, double> ||
     std::is_same_v<V, std::complex<float>> || std::is_same_v<V, std::complex<double>>;
-/// Element types lazuli's own gemm is instantiated for.
+/// Element types lazuli's own gemm runs: float, double and every 32- or 64-bit integer type
+/// (`long long` as well as `std::int64_t`, unsigned too: the kernel computes integers modulo
+/// 2^bits, where signed and unsigned products have the same bits).
 template <class V>
-inline constexpr bool generic_gemm_type_v =
-    std::is_same_v<V, float> || std::is_same_v<V, double> || std::is_same_v<V, std::int32_t> ||
-    std::is_same_v<V, std::int64_t>;
+inline constexpr bool generic_gemm_type_v = std::is_same_v<V, float> || std::is_same_v<V, double> ||
+                                            (std::is_integral_v<V> && !std::is_same_v<V, bool> &&
+                                             (sizeof(V) == 4 || sizeof(V) == 8));
+/// The type the compiled kernel is instantiated for: V itself, or the signed integer of its size
+/// (unsigned types are its unsigned variant; `long long` has `long`'s representation on LP64 and
+/// reaches the compiled library through a pointer it never inlines across).
+template <class V>
+using generic_gemm_t =
+    std::conditional_t<!std::is_integral_v<V>, V,
+                       std::conditional_t<sizeof(V) == 4, std::int32_t, std::int64_t>>;
 
 /// Runs every step as it is lowered (the normal path of an assignment).
 class exec_sink {
@@ -410,9 +420,13 @@ class explain_sink {
 template <class V>
 void exec_sink::gemm(const char*, const gemm_step<V>& g) {
   if (g.generic) {
-    if constexpr (generic_gemm_type_v<V>)
-      kernels::blas::gemm_generic<V>(g.m, g.n, g.k, g.alpha, g.A.ptr, g.A.rs, g.A.cs, g.B.ptr,
-                                     g.B.rs, g.B.cs, g.beta, g.C.ptr, g.C.rs, g.C.cs);
+    if constexpr (generic_gemm_type_v<V>) {
+      using W = generic_gemm_t<V>;
+      kernels::blas::gemm_generic<W>(
+          g.m, g.n, g.k, std::bit_cast<W>(g.alpha), reinterpret_cast<const W*>(g.A.ptr), g.A.rs,
+          g.A.cs, reinterpret_cast<const W*>(g.B.ptr), g.B.rs, g.B.cs, std::bit_cast<W>(g.beta),
+          reinterpret_cast<W*>(g.C.ptr), g.C.rs, g.C.cs);
+    }
   } else if constexpr (blas_type_v<V>) {
     kernels::blas::gemm(g.o, g.ta, g.tb, g.m, g.n, g.k, g.alpha, g.A.ptr, g.lda, g.B.ptr, g.ldb,
                         g.beta, g.C.ptr, g.ldc);
@@ -424,8 +438,11 @@ void exec_sink::gemv(const char*, const gemv_step<V>& g) {
   if (g.generic) {
     if constexpr (generic_gemm_type_v<V>) {
       // g.A is op(A) as used (rows × cols, any strides): the own kernel takes it directly.
-      kernels::blas::gemv_generic<V>(g.A.rows, g.A.cols, g.alpha, g.A.ptr, g.A.rs, g.A.cs, g.x.ptr,
-                                     g.x.rs, g.beta, g.y.ptr, g.y.rs);
+      using W = generic_gemm_t<V>;
+      kernels::blas::gemv_generic<W>(
+          g.A.rows, g.A.cols, std::bit_cast<W>(g.alpha), reinterpret_cast<const W*>(g.A.ptr),
+          g.A.rs, g.A.cs, reinterpret_cast<const W*>(g.x.ptr), g.x.rs, std::bit_cast<W>(g.beta),
+          reinterpret_cast<W*>(g.y.ptr), g.y.rs);
     }
   } else if constexpr (blas_type_v<V>) {
     // Vectors are passed as lazuli views (element 0, signed stride); the wrapper converts.

@@ -229,7 +229,7 @@ void emit_gemm(Sink& s, const P& pol, const char* rule, mat<const V> A, mat<cons
   const index_t m = C.rows, n = C.cols, k = A.cols;
   if (m == 0 || n == 0) return;
   static_assert(blas_type_v<V> || generic_gemm_type_v<V>,
-                "lz: products need float, double, complex, int32 or int64 elements");
+                "lz: products need float, double, complex or 32-/64-bit integer elements");
   gemm_step<V> g;
   g.m = m, g.n = n, g.k = k, g.alpha = alpha, g.beta = beta, g.A = A, g.B = B, g.C = C;
   const bool small = double(m) * double(n) * double(k) < double(thresholds().gemm_copy_flops);

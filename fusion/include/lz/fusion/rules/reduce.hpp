@@ -16,7 +16,7 @@ template <class P>
 kernels::cpu::reduce_options reduce_options_for(int cost, bool keep_order) {
   kernels::cpu::reduce_options o;
   o.threads = P::kind == exec_kind::par || P::kind == exec_kind::automatic;
-  o.parallel_work = P::kind == exec_kind::automatic ? thresholds().parallel_work : 0;
+  o.parallel_work = P::kind == exec_kind::automatic ? thresholds().parallel_work.get() : 0;
   o.cost = cost;
   o.block = thresholds().reduce_block;
   o.keep_order = keep_order;

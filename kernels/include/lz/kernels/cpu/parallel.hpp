@@ -4,15 +4,25 @@
 
 #include <lz/config.hpp>
 
+#include <string>
 #include <type_traits>
 
 namespace lz {
 
+/// The most threads lazuli accepts (LZ_NUM_THREADS, set_num_threads).
+inline constexpr int max_threads = 4096;
 /// Threads lazuli uses for `lz::par` (initially LZ_NUM_THREADS, else the hardware concurrency).
+/// An LZ_NUM_THREADS that is not an integer in [1, max_threads] is rejected with one line on
+/// stderr (the hardware concurrency stays in force); lz::info() says so.
 int num_threads() noexcept;
 /// Caps the threads lazuli (and every TBB algorithm in the process) uses; n <= 0 restores the
-/// default.
+/// default; n > max_threads throws std::invalid_argument.
 void set_num_threads(int n);
+namespace detail {
+/// Where num_threads() came from: "hardware", "LZ_NUM_THREADS", "lz::set_num_threads", or the
+/// rejected LZ_NUM_THREADS and why.
+std::string num_threads_origin();
+} // namespace detail
 
 namespace kernels::cpu {
 

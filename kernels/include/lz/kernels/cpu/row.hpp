@@ -5,6 +5,7 @@
 #pragma once
 
 #include <lz/expr/traverse.hpp>
+#include <lz/ops/functors.hpp>
 
 #include <lz/simd.hpp>
 
@@ -271,14 +272,14 @@ template <detail::assign_op Op, class A, class B>
 LZ_INLINE auto combine(const A& a, const B& b) {
   if constexpr (Op == detail::assign_op::set)
     return b;
-  else if constexpr (Op == detail::assign_op::add)
-    return a + b;
+  else if constexpr (Op == detail::assign_op::add) // (the functors: integers wrap, x / 0 = 0)
+    return fn::plus_fn{}(a, b);
   else if constexpr (Op == detail::assign_op::sub)
-    return a - b;
+    return fn::minus_fn{}(a, b);
   else if constexpr (Op == detail::assign_op::mul)
-    return a * b;
+    return fn::multiplies_fn{}(a, b);
   else
-    return a / b;
+    return fn::divides_fn{}(a, b);
 }
 
 /// Whether (D, tree) under Op can stream its stores: SIMD tree, '=' and a streaming store.

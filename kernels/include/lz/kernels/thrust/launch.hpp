@@ -80,14 +80,14 @@ template <detail::assign_op Op, class D, class V>
 LZ_HD D apply_assign(const D& o, const V& v) {
   if constexpr (Op == detail::assign_op::set)
     return static_cast<D>(v);
-  else if constexpr (Op == detail::assign_op::add)
-    return static_cast<D>(o + v);
+  else if constexpr (Op == detail::assign_op::add) // (the functors: integers wrap, x / 0 = 0)
+    return static_cast<D>(fn::plus_fn{}(o, v));
   else if constexpr (Op == detail::assign_op::sub)
-    return static_cast<D>(o - v);
+    return static_cast<D>(fn::minus_fn{}(o, v));
   else if constexpr (Op == detail::assign_op::mul)
-    return static_cast<D>(o * v);
+    return static_cast<D>(fn::multiplies_fn{}(o, v));
   else
-    return static_cast<D>(o / v);
+    return static_cast<D>(fn::divides_fn{}(o, v));
 }
 
 // ---- elementwise -------------------------------------------------------------------------------

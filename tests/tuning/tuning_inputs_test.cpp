@@ -1,0 +1,245 @@
+// Every tuning input is validated, named when rejected, and never blocks: LZ_CONFIG files
+// (malformed, out of range, FIFOs, devices, huge files), values set in code (reduce_block at
+// INT64_MAX), LZ_NUM_THREADS and lz::set_num_threads; lz::info() says where each value came
+// from. The cases that need the environment at start-up are disabled here and run by CTest in
+// their own processes with it set (tests/CMakeLists.txt: tuning_input_env_*).
+#include <boost/test/unit_test.hpp>
+
+#include <lz/calibrate.hpp>
+#include <lz/info.hpp>
+#include <lz/lz.hpp>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+namespace {
+
+namespace fs = std::filesystem;
+namespace utf = boost::unit_test;
+
+fs::path temp(const char* name) { return fs::temp_directory_path() / name; }
+
+void write(const fs::path& p, const std::string& text) {
+  std::ofstream out(p, std::ios::binary);
+  out << text;
+}
+
+// The message load_tuning throws for the file holding `text`.
+std::string rejection(const std::string& text) {
+  const fs::path p = temp("lz_tuning_inputs.cfg");
+  write(p, text);
+  try {
+    (void)lz::load_tuning(p.string());
+  } catch (const std::runtime_error& e) {
+    fs::remove(p);
+    return e.what();
+  }
+  fs::remove(p);
+  return "(accepted)";
+}
+
+bool has(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+BOOST_AUTO_TEST_CASE(out_of_range_values_name_the_line_key_value_and_range) {
+  const std::string big = rejection("tile = 16\nreduce_block = 9223372036854775807\n");
+  BOOST_TEST(has(big, "lz_tuning_inputs.cfg:2"), big);
+  BOOST_TEST(has(big, "reduce_block = 9223372036854775807"), big);
+  BOOST_TEST(has(big, "[1, 1073741824]"), big);
+  const std::string overflow = rejection("parallel_work = 99999999999999999999\n");
+  BOOST_TEST(has(overflow, "parallel_work = 99999999999999999999 is outside"), overflow);
+  const std::string negative = rejection("tile = -1\n");
+  BOOST_TEST(has(negative, "tile = -1 is outside its range [0, 65536]"), negative);
+  const std::string syrk = rejection("use_syrk = 2\n");
+  BOOST_TEST(has(syrk, "use_syrk = 2 is outside its range [0, 1]"), syrk);
+  const std::string text = rejection("tile = sixteen\n");
+  BOOST_TEST(has(text, "not an integer: tile = sixteen"), text);
+  BOOST_TEST(rejection("# comment only\n\n  tile = 32  # trailing\n") == "(accepted)");
+}
+
+BOOST_AUTO_TEST_CASE(only_small_regular_files_are_read_and_nothing_blocks) {
+  const fs::path fifo = temp("lz_tuning_inputs.fifo");
+  fs::remove(fifo);
+  BOOST_TEST_REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const auto t0 = std::chrono::steady_clock::now();
+  BOOST_CHECK_EXCEPTION(
+      (void)lz::load_tuning(fifo.string()), std::runtime_error,
+      [](const std::runtime_error& e) { return has(e.what(), "not a regular file"); });
+  BOOST_TEST((std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5))); // no wait
+  fs::remove(fifo);
+  BOOST_CHECK_EXCEPTION(
+      (void)lz::load_tuning("/dev/zero"), std::runtime_error,
+      [](const std::runtime_error& e) { return has(e.what(), "not a regular file"); });
+  BOOST_CHECK_EXCEPTION(
+      (void)lz::load_tuning(fs::temp_directory_path().string()), std::runtime_error,
+      [](const std::runtime_error& e) { return has(e.what(), "not a regular file"); });
+  const std::string huge = rejection(std::string(100000, '#'));
+  BOOST_TEST(has(huge, "larger than 64 KiB"), huge);
+  const std::string nul = rejection(std::string("tile = 8\n\0\n", 11));
+  BOOST_TEST(has(nul, "NUL byte"), nul);
+}
+
+// D6: a reduce_block set in code near INT64_MAX used to overflow every block count (every sum 0).
+BOOST_AUTO_TEST_CASE(extreme_reduce_blocks_set_in_code_still_sum_correctly) {
+  const lz::tuning saved = lz::thresholds();
+  const lz::vector<double> x = lz::ones<double>({10000});
+  for (lz::index_t b :
+       {std::numeric_limits<lz::index_t>::max(), std::numeric_limits<lz::index_t>::max() - 1,
+        lz::index_t(1), lz::index_t(0), lz::index_t(-5)}) {
+    lz::thresholds().reduce_block = b;
+    BOOST_TEST(double(lz::sum(x)) == 10000.0);
+    BOOST_TEST(double(lz::sum(lz::reshape(x, lz::shape_t<2>{100, 100}))) == 10000.0);
+  }
+  lz::thresholds() = saved;
+}
+
+BOOST_AUTO_TEST_CASE(info_names_the_source_of_every_threshold) {
+  const lz::tuning saved = lz::thresholds();
+  lz::thresholds().tile = 48;
+  const std::string s = lz::info();
+  lz::thresholds() = saved;
+  BOOST_TEST(has(s, "tile = 48 (set in code or by lz::calibrate; default 64)"), s);
+  BOOST_TEST(has(s, "parallel_work = 262144 (default)"), s);
+  BOOST_TEST(has(s, "threads: "), s);
+}
+
+BOOST_AUTO_TEST_CASE(set_num_threads_rejects_absurd_counts) {
+  const int before = lz::num_threads();
+  BOOST_CHECK_EXCEPTION(lz::set_num_threads(std::numeric_limits<int>::max()), std::invalid_argument,
+                        [](const std::invalid_argument& e) {
+                          return has(e.what(), "2147483647 threads is outside [1, 4096]");
+                        });
+  BOOST_TEST(lz::num_threads() == before);
+}
+
+// D13: switching trace channels while other threads compute is not a data race (the TSan job
+// runs this suite). The device channel is switched: host loops test the mask but print nothing.
+BOOST_AUTO_TEST_CASE(logging_can_be_switched_while_other_threads_compute) {
+  const lz::vector<double> x = lz::ones<double>({1 << 18});
+  std::atomic<bool> stop{false};
+  std::atomic<int> done{0};
+  std::thread worker([&] {
+    lz::vector<double> y = lz::zeros<double>({1 << 18});
+    while (!stop.load()) {
+      lz::assign(lz::par, y, x + 1.0);
+      ++done;
+    }
+  });
+  for (int i = 0; i < 2000 || done.load() < 5; ++i) {
+    lz::logging::enable(lz::logging::device);
+    lz::logging::disable(lz::logging::device);
+  }
+  stop = true;
+  worker.join();
+  BOOST_TEST(!lz::logging::on(lz::logging::device));
+}
+
+// D12: lz::calibrate sets thresholds while it measures and when it applies them; threads that
+// compute meanwhile read them (the TSan job runs this suite: each threshold is a setting).
+BOOST_AUTO_TEST_CASE(calibrate_while_other_threads_compute_is_not_a_race) {
+  const lz::tuning saved = lz::thresholds();
+  const lz::vector<double> x = lz::ones<double>({1 << 16});
+  std::atomic<bool> stop{false};
+  std::atomic<int> done{0};
+  double total = 0;
+  std::thread worker([&] {
+    lz::vector<double> y = lz::zeros<double>({1 << 16});
+    while (!stop.load() || done.load() < 5) {
+      lz::assign(lz::automatic, y, x * 2.0);
+      total += double(lz::sum(y));
+      ++done;
+    }
+  });
+  lz::calibrate_options o;
+  o.seconds_per_point = 1e-5;
+  const lz::calibration c = lz::calibrate(o);
+  stop = true;
+  worker.join();
+  BOOST_TEST(total == 2.0 * (1 << 16) * done.load());
+  BOOST_TEST(lz::to_string(lz::thresholds()) == lz::to_string(c.measured));
+  lz::thresholds() = saved;
+}
+
+// ---- run by CTest with the environment set (disabled otherwise) --------------------------------
+
+// Captures what `f` writes to stderr (fd 2).
+template <class F>
+std::string stderr_of(F f) {
+  const fs::path p = temp("lz_tuning_inputs.stderr");
+  std::fflush(stderr);
+  const int saved = ::dup(2), fd = ::open(p.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  ::dup2(fd, 2);
+  f();
+  std::fflush(stderr);
+  ::dup2(saved, 2);
+  ::close(fd);
+  ::close(saved);
+  std::ifstream in(p);
+  std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  fs::remove(p);
+  return s;
+}
+
+// LZ_CONFIG names a file this case writes (LZ_TEST_CONFIG=malformed), a FIFO it creates
+// (fifo), or /dev/zero (device): each is rejected with one stderr line, the defaults stay in
+// force, and lz::info() says so.
+BOOST_AUTO_TEST_CASE(lz_config_that_does_not_load_is_rejected_loudly, *utf::disabled()) {
+  const char* kind = std::getenv("LZ_TEST_CONFIG");
+  const char* path = std::getenv("LZ_CONFIG");
+  BOOST_TEST_REQUIRE((kind && path));
+  const std::string k = kind;
+  std::string why;
+  if (k == "malformed") {
+    write(path, "parallel_work = 1000\nreduce_block = 9223372036854775807\n");
+    why = "reduce_block = 9223372036854775807 is outside its range";
+  } else if (k == "fifo") {
+    fs::remove(path);
+    BOOST_TEST_REQUIRE(::mkfifo(path, 0600) == 0);
+    why = "not a regular file";
+  } else {
+    why = "not a regular file"; // a device (/dev/zero)
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string err = stderr_of([] { (void)lz::thresholds(); });
+  BOOST_TEST((std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5)));
+  if (k != "device") fs::remove(path);
+  BOOST_TEST(has(err, "lazuli: LZ_CONFIG rejected, defaults in force"), err);
+  BOOST_TEST(has(err, why), err);
+  BOOST_TEST(lz::to_string(lz::thresholds()) == lz::to_string(lz::tuning{}));
+  const std::string info = lz::info();
+  BOOST_TEST(has(info, std::string("LZ_CONFIG=") + path + " REJECTED (defaults in force)"), info);
+  BOOST_TEST(has(info, why), info);
+}
+
+// LZ_NUM_THREADS is not an integer in [1, 4096]: the hardware's count, a stderr line, and
+// lz::info() names the rejected value.
+BOOST_AUTO_TEST_CASE(lz_num_threads_out_of_range_is_rejected_loudly, *utf::disabled()) {
+  const char* env = std::getenv("LZ_NUM_THREADS");
+  BOOST_TEST_REQUIRE(env);
+  int n = 0;
+  const std::string err = stderr_of([&] { n = lz::num_threads(); });
+  BOOST_TEST(has(err, std::string("lazuli: LZ_NUM_THREADS=") + env + " rejected"), err);
+  BOOST_TEST(n >= 1);
+  BOOST_TEST(n <= 4096);
+  const std::string info = lz::info();
+  BOOST_TEST(has(info, std::string("LZ_NUM_THREADS=") + env + " rejected"), info);
+  const lz::vector<double> x = lz::ones<double>({1 << 20});
+  lz::vector<double> y = lz::zeros<double>({1 << 20});
+  lz::assign(lz::par, y, x + 1.0); // threads still work
+  BOOST_TEST(double(lz::sum(y)) == 2.0 * (1 << 20));
+}
+
+} // namespace
