@@ -146,6 +146,27 @@ BOOST_AUTO_TEST_CASE(integer_and_bool_trees_are_exact) {
              b);
 }
 
+// Integer edge cases give the CPU's values (docs/errors.md): x / 0 = 0, INT_MIN / -1 = INT_MIN,
+// overflow wraps, in trees and in /= (a GPU does not trap, but its quotient by 0 is garbage).
+BOOST_AUTO_TEST_CASE(integer_division_by_zero_and_overflow_give_the_cpu_values) {
+  constexpr std::int32_t lo = std::numeric_limits<std::int32_t>::min(),
+                         hi = std::numeric_limits<std::int32_t>::max();
+  lz::matrix<std::int32_t> a(17, 9), b(17, 9);
+  for (index_t i = 0; i < 17; ++i)
+    for (index_t j = 0; j < 9; ++j) {
+      a(i, j) = (i + j) % 3 == 0 ? lo : (i + j) % 3 == 1 ? hi : std::int32_t(i * 9 + j);
+      b(i, j) = j % 3 == 0 ? 0 : j % 3 == 1 ? -1 : std::int32_t(j);
+    }
+  check_tree([](const auto& p, const auto& q) { return p / q + lz::hadamard(p, q) - (-p); }, 0, 0,
+             "int32 edges", a, b);
+  const auto db = lz::to_device(b);
+  auto d = lz::to_device(a);
+  d /= db;
+  lz::matrix<std::int32_t> h = a;
+  h /= b;
+  expect_match(h, d, 0, 0, "/= by zero and -1");
+}
+
 BOOST_AUTO_TEST_CASE(maximum_minimum_and_clamp_propagate_nan_like_the_cpu) {
   lz::vector<double> x{1.0, std::nan(""), -3.0, 4.0}, y{2.0, 0.0, std::nan(""), -1.0};
   check_tree([](const auto& p, const auto& q) { return lz::maximum(p, q); }, 0, 0, "maximum", x, y);

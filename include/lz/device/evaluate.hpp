@@ -363,7 +363,8 @@ requires(!detail::is_kind_v<E, detail::leaf_kind>) std::ostream& operator<<(std:
                         nullptr, printoptions());
     return os;
   } else {
-    return os << eval(device, e).view();
+    const auto t = eval(device, e);
+    return os << t.view();
   }
 }
 

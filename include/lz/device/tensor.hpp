@@ -307,10 +307,16 @@ class device_tensor {
   index_t rows() const noexcept requires(R == 2) { return extent(0); }
   index_t cols() const noexcept requires(R == 2) { return extent(1); }
 
-  device_view<T, R> view() noexcept { return {data_, layout_, detail::trusted}; }
-  device_view<const T, R> view() const noexcept { return {data_, layout_, detail::trusted}; }
-  operator device_view<T, R>() noexcept { return view(); }
-  operator device_view<const T, R>() const noexcept { return view(); }
+  device_view<T, R> view() & noexcept { return {data_, layout_, detail::trusted}; }
+  device_view<const T, R> view() const& noexcept { return {data_, layout_, detail::trusted}; }
+  operator device_view<T, R>() & noexcept { return view(); }
+  operator device_view<const T, R>() const& noexcept { return view(); }
+  // A view of a temporary tensor dangles when the statement ends (its storage is freed): view(),
+  // slicing and the conversion are compile errors on rvalues. Keep the tensor in a variable.
+  void view() && = delete;
+  void view() const&& = delete;
+  operator device_view<T, R>() && = delete;
+  operator device_view<const T, R>() const&& = delete;
 
   template <std::integral... I>
   requires(sizeof...(I) == R) void operator()(I...) const {
@@ -319,14 +325,17 @@ class device_tensor {
   }
   template <slice_arg... S>
   requires(sizeof...(S) == R && !(std::integral<std::remove_cvref_t<S>> && ...)) auto
-  operator()(const S&... s) {
+  operator()(const S&... s) & {
     return view()(s...);
   }
   template <slice_arg... S>
   requires(sizeof...(S) == R && !(std::integral<std::remove_cvref_t<S>> && ...)) auto
-  operator()(const S&... s) const {
+  operator()(const S&... s) const& {
     return view()(s...);
   }
+  template <slice_arg... S>
+  requires(sizeof...(S) == R && !(std::integral<std::remove_cvref_t<S>> && ...)) void
+  operator()(const S&... s) const&& = delete; // a slice of a temporary tensor dangles
 
   /// Raw transfers of the whole storage (layout().required_span_size() elements, in storage
   /// order, padding included): the cudaMemcpy of lazuli. Shaped copies: lz::to_device,

@@ -402,10 +402,16 @@ class tensor : public strided_access<tensor<T, R>, T, R> {
   LZ_HD const strided_layout<R>& layout() const noexcept { return layout_; }
 
   /// Mutable and read-only views of the whole tensor.
-  tensor_view<T, R> view() noexcept { return {data_, layout_, detail::trusted}; }
-  tensor_view<const T, R> view() const noexcept { return {data_, layout_, detail::trusted}; }
-  operator tensor_view<T, R>() noexcept { return view(); }
-  operator tensor_view<const T, R>() const noexcept { return view(); }
+  tensor_view<T, R> view() & noexcept { return {data_, layout_, detail::trusted}; }
+  tensor_view<const T, R> view() const& noexcept { return {data_, layout_, detail::trusted}; }
+  operator tensor_view<T, R>() & noexcept { return view(); }
+  operator tensor_view<const T, R>() const& noexcept { return view(); }
+  // A view of a temporary tensor dangles when the statement ends (its storage is freed): view(),
+  // slicing and the conversion are compile errors on rvalues. Keep the tensor in a variable.
+  void view() && = delete;
+  void view() const&& = delete;
+  operator tensor_view<T, R>() && = delete;
+  operator tensor_view<const T, R>() const&& = delete;
 
   /// Element access through the const tensor yields const elements.
   template <std::integral... I>
@@ -420,14 +426,17 @@ class tensor : public strided_access<tensor<T, R>, T, R> {
   requires(sizeof...(I) == R) const T& at(I... i) const { return view().at(i...); }
   template <slice_arg... S>
   requires(sizeof...(S) == R && !(std::integral<std::remove_cvref_t<S>> && ...)) auto
-  operator()(const S&... s) {
+  operator()(const S&... s) & {
     return view()(s...);
   }
   template <slice_arg... S>
   requires(sizeof...(S) == R && !(std::integral<std::remove_cvref_t<S>> && ...)) auto
-  operator()(const S&... s) const {
+  operator()(const S&... s) const& {
     return view()(s...);
   }
+  template <slice_arg... S>
+  requires(sizeof...(S) == R && !(std::integral<std::remove_cvref_t<S>> && ...)) void
+  operator()(const S&... s) const&& = delete; // a slice of a temporary tensor dangles
 
   /// Storage as a contiguous range (row-major order for the default layout; padding included
   /// for padded layouts).
