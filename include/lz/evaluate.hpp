@@ -35,6 +35,9 @@ void assign_with(const P& pol, tensor_view<T, R> dst, const E& e) {
   } else {
     static_assert(rank_v<E> == R || rank_v<E> == 0,
                   "lz: the expression's rank differs from the destination's rank");
+    static_assert(!narrows<value_t<E>, T>(),
+                  "lz: this assignment narrows (double to float, floating to integer, int64 to "
+                  "int32, complex to real): convert explicitly with lz::cast<T>(e)");
     if constexpr (rank_v<E> == R && R > 0) {
       if (!broadcasts_to(e.shape(), dst.shape()))
         throw_assign_shape(e.shape().data(), dst.shape().data(), R, assign_op_symbol(Op));

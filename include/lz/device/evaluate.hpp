@@ -246,6 +246,9 @@ void device_assign_with(const device_policy& pol, device_view<T, R> dst, const E
                   "explicitly first");
     static_assert(rank_v<E> == R || rank_v<E> == 0,
                   "lz: the expression's rank differs from the destination's rank");
+    static_assert(!narrows<value_t<E>, T>(),
+                  "lz: this assignment narrows (double to float, floating to integer, int64 to "
+                  "int32, complex to real): convert explicitly with lz::cast<T>(e)");
     if constexpr (rank_v<E> == R && R > 0) {
       if (!broadcasts_to(e.shape(), dst.shape()))
         throw shape_error(std::string("lz: cannot assign shape ") + to_string(e.shape()) +

@@ -7,6 +7,7 @@
 #include <complex>
 #include <concepts>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 /// M(X, T) for each element type whose type-dependent code the library compiles once and a
@@ -38,6 +39,35 @@ template <class T>
 struct is_complex<std::complex<T>> : std::true_type {};
 template <class T>
 inline constexpr bool is_complex_v = is_complex<T>::value;
+
+/// True when converting From to To can lose values: complex to real, floating to integer or
+/// bool, a narrower floating type, an integer type that cannot hold every From (int64 to int32,
+/// signed to unsigned). Widening is not narrowing: float to double, int32 to int64, bool to
+/// anything, integer to floating, real to complex. An `int` expression is C++'s promotion of
+/// int8/int16/uint8/uint16 arithmetic (int16 + int16 is int), so it converts to any integer
+/// tensor implicitly (docs/errors.md, "Narrowing").
+template <class From, class To>
+constexpr bool narrows() {
+  if constexpr (std::is_same_v<From, To> || std::is_same_v<From, bool>)
+    return false;
+  else if constexpr (is_complex_v<From>) {
+    if constexpr (!is_complex_v<To>)
+      return true;
+    else
+      return narrows<typename From::value_type, typename To::value_type>();
+  } else if constexpr (is_complex_v<To>)
+    return narrows<From, typename To::value_type>();
+  else if constexpr (std::is_same_v<To, bool>)
+    return true;
+  else if constexpr (std::is_floating_point_v<From>)
+    return !std::is_floating_point_v<To> || sizeof(To) < sizeof(From);
+  else if constexpr (std::is_integral_v<From> && std::is_integral_v<To>)
+    return !std::is_same_v<From, int> &&
+           (std::numeric_limits<From>::digits > std::numeric_limits<To>::digits ||
+            (std::is_signed_v<From> && !std::is_signed_v<To>));
+  else
+    return false; // integer to floating; other types convert as they define
+}
 
 // Node kinds drive every traversal (flatten, bind, cost, explain) with one `if constexpr`.
 struct leaf_kind {};      // tensor / view: memory with a strided layout

@@ -22,7 +22,7 @@ void every_op() {
   r = lz::where(m, a, T(0));
   m = (a == b) || (a != b) || !(a <= b) || (a >= b) || (a > b);
   const T s = lz::sum(a), p = lz::prod(b), hi = lz::max(a), lo = lz::min(b);
-  r = a - lz::mean(b) + s * p + hi - lo;
+  r = a - lz::cast<T>(lz::mean(b)) + s * p + hi - lo; // (an integer mean is a double)
   lz::matrix<T> A({8, 8}, T(1)), B({8, 8}, T(2));
   A = lz::maximum(A, lz::transpose(B)) * T(2);
   if constexpr (std::is_floating_point_v<T>) {
