@@ -4,6 +4,7 @@
 // output: plan: dst(5,):(1,) = ((2.5 * t(5,)) + sin(t(5,)))
 // output: z = [0.84147098 1.46647098 2.09147098 2.71647098 3.34147098]
 // output: column sums [5. 7. 9.], row maxima [3. 6.]
+// output: sum(A * B) = 30 (matrix product), sum(hadamard(A, A)) = 91 (elementwise)
 #include <lz/lz.hpp>
 
 #include <iostream>
@@ -24,6 +25,12 @@ int main() {
   std::cout << "A =\n" << A << "  layout " << A.layout() << "\n";
   std::cout << "transpose(A) layout " << lz::transpose(A).layout() << " (a view, no copy)\n";
   std::cout << "column sums " << lz::sum(A, 0) << ", row maxima " << lz::max(A, 1) << "\n";
+  // `*` of two matrices is the matrix product (as in Eigen and Armadillo); the elementwise
+  // product is lz::hadamard.
+  lz::matrix<double> B{{1, 0}, {0, 1}, {1, 1}};
+  std::cout << "sum(A * B) = " << double(lz::sum(A * B))
+            << " (matrix product), sum(hadamard(A, A)) = " << double(lz::sum(lz::hadamard(A, A)))
+            << " (elementwise)\n";
 
   A = lz::transpose(lz::eval(lz::transpose(A) * 10.0)); // aliasing handled by the library
   std::cout << "A * 10 =\n" << A << "\n";

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <stdexcept>
 
 namespace {
 
@@ -121,6 +122,49 @@ BOOST_AUTO_TEST_CASE(a_throwing_assignment_leaves_the_destination_untouched) {
   lz::reset_stats();
   expect_error("construct", [&] { lz::matrix<double> B = A + lz::argmin(empty); }, {"argmin"});
   BOOST_TEST(lz::stats().allocations == lz::stats().deallocations);
+}
+
+// D16, what holds when a user function throws while the loop runs (docs/errors.md, "User
+// functions that throw"): the exception reaches the caller from whichever thread ran it, the
+// operands are untouched, and each destination element holds either its old value or its new
+// one; lz::eval into a fresh tensor, then a move, leaves the destination untouched.
+BOOST_AUTO_TEST_CASE(a_throwing_user_function_reaches_the_caller_and_writes_old_or_new_values) {
+  const index_t n = 4000000;
+  lz::vector<double> x = lz::random<double>({n}, 7);
+  x(n - 1000) = -1.0; // the function throws on this element
+  const lz::vector<double> x0 = x;
+  const auto f = [](double v) {
+    if (v < 0) throw std::runtime_error("lz_test: negative input");
+    return v * 2.0;
+  };
+  for (int policy = 0; policy < 2; ++policy) {
+    lz::vector<double> d = lz::zeros<double>({n});
+    try {
+      if (policy == 0)
+        lz::assign(lz::seq, d, lz::map(f, x));
+      else
+        lz::assign(lz::par, d, lz::map(f, x) + 1.0);
+      BOOST_ERROR("no exception");
+    } catch (const std::runtime_error& e) {
+      BOOST_TEST(std::string(e.what()) == "lz_test: negative input");
+    }
+    BOOST_TEST(std::memcmp(x.data(), x0.data(), sizeof(double) * std::size_t(n)) == 0);
+    index_t bad = 0;
+    for (index_t i = 0; i < n; ++i) {
+      const double want = policy == 0 ? x(i) * 2.0 : x(i) * 2.0 + 1.0;
+      bad += d(i) != 0.0 && d(i) != want;
+    }
+    BOOST_TEST(bad == 0);
+    BOOST_TEST(d(n - 1000) == 0.0);
+  }
+  // All or nothing: evaluate into a fresh tensor, then move it in.
+  lz::vector<double> d = lz::zeros<double>({n});
+  try {
+    auto t = lz::eval(lz::par, lz::map(f, x));
+    d = std::move(t);
+  } catch (const std::runtime_error&) {
+  }
+  BOOST_TEST(double(lz::sum(lz::abs(d))) == 0.0);
 }
 
 // ---- layouts ----------------------------------------------------------------------------------

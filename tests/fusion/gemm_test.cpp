@@ -402,6 +402,19 @@ BOOST_AUTO_TEST_CASE(explain_names_the_call_before_anything_runs) {
 
 // `W -= e` explained without running (lz::minus_eq); the plan is the one `W -= e` runs: the
 // product folds into one gemm with beta = 1 and alpha = -2.
+// NumPy's `np.sum(Y * np.log(P))` written with lazuli's `*` is a matrix product: explain says
+// so when both operands are square of the same shape, inside a reduction.
+BOOST_AUTO_TEST_CASE(explain_notes_a_square_matrix_product_inside_a_reduction) {
+  auto Y = rnd(2, 2, 40), P = rnd(2, 2, 41), R = rnd(2, 3, 42);
+  const std::string note = "elementwise product is lz::hadamard(A, B)";
+  const std::string square = lz::explain(lz::sum(Y * lz::log(lz::abs(P))));
+  BOOST_TEST(square.find(note) != std::string::npos, square);
+  const std::string axis = lz::explain(lz::sum(2.0 * (Y * P), 0));
+  BOOST_TEST(axis.find(note) != std::string::npos, axis);
+  BOOST_TEST(lz::explain(lz::sum(Y * R)).find(note) == std::string::npos); // (2,2)*(2,3)
+  BOOST_TEST(lz::explain(lz::sum(lz::hadamard(Y, P))).find(note) == std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(compound_assignments_are_explained_without_running) {
   auto A = rnd(64, 32, 30), B = rnd(32, 48, 31);
   lz::matrix<double> W = rnd(64, 48, 32);

@@ -29,7 +29,10 @@ namespace {
 namespace fs = std::filesystem;
 namespace utf = boost::unit_test;
 
-fs::path temp(const char* name) { return fs::temp_directory_path() / name; }
+// Per process: CTest runs this suite's processes side by side.
+fs::path temp(const char* name) {
+  return fs::temp_directory_path() / (std::to_string(::getpid()) + "_" + name);
+}
 
 void write(const fs::path& p, const std::string& text) {
   std::ofstream out(p, std::ios::binary);

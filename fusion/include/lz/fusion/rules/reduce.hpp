@@ -143,8 +143,36 @@ void exec_sink::reduce(const P& pol, tensor_view<T, R> dst, const E& e) {
     d = static_cast<T>(kernels::cpu::combine<Op>(d, e.compute(pol)));
   }
 }
+namespace detail_reduce {
+// True when the tree holds `A * B` of two square matrices of the same shape: in a reduction that
+// is often NumPy's elementwise product written with lazuli's matrix product (explain says so).
+template <class E>
+bool has_square_product(const E& e) {
+  using K = lz::detail::kind_t<E>;
+  if constexpr (is_matmul_v<E>) {
+    if constexpr (rank_v<decltype(e.lhs)> == 2 && rank_v<decltype(e.rhs)> == 2) {
+      const auto a = e.lhs.shape(), b = e.rhs.shape();
+      return a == b && a[0] == a[1];
+    }
+    return false;
+  } else if constexpr (std::is_same_v<K, lz::detail::map_kind>) {
+    bool any = false;
+    lz::for_each_arg(e, [&](const auto& c) { any = any || has_square_product(c); });
+    return any;
+  } else if constexpr (std::is_same_v<K, lz::detail::permute_kind> ||
+                       std::is_same_v<K, lz::detail::broadcast_kind>) {
+    return has_square_product(e.arg);
+  } else {
+    return false;
+  }
+}
+} // namespace detail_reduce
+
 template <lz::detail::assign_op Op, class P, class T, std::size_t R, class E>
 void explain_sink::reduce(const P&, tensor_view<T, R> dst, const E& e) {
+  if (detail_reduce::has_square_product(e.arg))
+    note({"`A * B` of two square matrices of the same shape is the matrix product; the "
+          "elementwise product is lz::hadamard(A, B)"});
   if constexpr (is_axis_reduction_v<E>) {
     loop(std::string("reduce ") + std::remove_cvref_t<E>::op_name() + " along axis " +
              std::to_string(e.axis) + " of " + lz::detail::to_string(e.arg.shape()) + " → " +
