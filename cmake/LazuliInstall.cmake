@@ -4,6 +4,7 @@
 #   <prefix>/<libdir>/liblazuli_kernels.a       the compiled kernels (lazuli::kernels)
 #   <prefix>/<libdir>/cmake/lazuli/             lazuli-config.cmake (+ version, targets, dependencies)
 #   <prefix>/<libdir>/pkgconfig/lazuli.pc       for pkg-config users
+#   <prefix>/share/doc/lazuli/                  LICENSE (Apache-2.0), CHANGELOG.md
 # plus a build-tree export: a consumer can set lazuli_DIR to this build directory.
 include(CMakePackageConfigHelpers)
 
@@ -15,6 +16,7 @@ install(TARGETS lazuli lazuli_kernels EXPORT lazuli-targets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(EXPORT lazuli-targets NAMESPACE lazuli:: DESTINATION ${LZ_CMAKE_DIR})
+install(FILES LICENSE CHANGELOG.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 # Pre-1.0: only the same minor version is API compatible.
 write_basic_package_version_file("${PROJECT_BINARY_DIR}/lazuli-config-version.cmake"

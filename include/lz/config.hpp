@@ -6,8 +6,10 @@
 #include <cstdint>
 
 #define LZ_VERSION_MAJOR 0
-#define LZ_VERSION_MINOR 1
+#define LZ_VERSION_MINOR 2
 #define LZ_VERSION_PATCH 0
+/// The version as one number for `#if LZ_VERSION >= 200` (major * 10000 + minor * 100 + patch).
+#define LZ_VERSION (LZ_VERSION_MAJOR * 10000 + LZ_VERSION_MINOR * 100 + LZ_VERSION_PATCH)
 
 // LZ_HD marks functions that run on both host and device. nvcc defines __CUDACC__ in both of its
 // passes; CCCL 3 does not define __host__/__device__ for g++ (shared/notes/gpu-build.md §1), so we

@@ -114,6 +114,13 @@ void construct_from(tensor<T, R>& dst, const E& e) {
   dst = std::move(fresh);
 }
 
+template <class E>
+auto scalar_value(const E& e) {
+  tensor<value_t<E>, 0> t(shape_t<0>{}, uninitialized);
+  assign_with<assign_op::set>(automatic, t.view(), e);
+  return *t.data();
+}
+
 } // namespace detail
 
 /// Writes `e` into existing storage (a tensor or a view) without allocating; the shape of

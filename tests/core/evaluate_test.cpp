@@ -5,7 +5,9 @@
 #include <boost/test/unit_test.hpp>
 
 #include <support/check.hpp>
+#include <support/recording.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <sstream>
@@ -87,6 +89,58 @@ BOOST_AUTO_TEST_CASE(eval_of_a_full_reduction_returns_the_scalar) {
   const lz::matrix<double> centered = x - lz::mean(x);
   const double m = lz::mean(x); // the same value, broadcast to every element
   BOOST_TEST(same_values(centered, reference(x - m)));
+}
+
+// A full reduction is computed at its first use, then fixed (docs/errors.md, "Full reductions"):
+// kept in `auto` it neither goes stale nor runs again.
+BOOST_AUTO_TEST_CASE(a_reduction_kept_in_auto_is_computed_once_at_first_use) {
+  lz::vector<double> v = random_tensor<double, 1>({1000}, 7);
+  const double norm = std::sqrt(ref_scalar(lz::sum(lz::square(v))));
+  auto n = lz::norm2(v);
+  v = v / n; // the first use: n is v's norm before the division
+  BOOST_TEST(double(n) == norm, boost::test_tools::tolerance(1e-14));
+  BOOST_TEST(double(lz::norm2(v)) == 1.0, boost::test_tools::tolerance(1e-14));
+  auto s = lz::sum(v);
+  const double before = s;
+  v(0) += 1.0;
+  BOOST_TEST(double(s) == before); // fixed after its first use
+  BOOST_TEST(double(lz::sum(v)) == before + 1.0, boost::test_tools::tolerance(1e-12));
+  // Arithmetic on full reductions and scalars converts to the value type.
+  const lz::vector<double> p = random_tensor<double, 1>({300}, 8),
+                           q = random_tensor<double, 1>({300}, 9);
+  const double r = 2.5;
+  const double a = r / lz::dot(p, q);
+  BOOST_TEST(a == r / ref_scalar(lz::sum(lz::hadamard(p, q))), boost::test_tools::tolerance(1e-12));
+  const double m = -lz::mean(p);
+  BOOST_TEST(m == -ref_scalar(lz::mean(p)), boost::test_tools::tolerance(1e-12));
+  const bool positive = lz::sum(lz::square(p)) > 0.0;
+  BOOST_TEST(positive);
+}
+
+// Conjugate gradient written with `auto`, as a NumPy user would: one dot per reduction per
+// iteration (recorded BLAS calls), converging to the reference solution.
+BOOST_AUTO_TEST_CASE(conjugate_gradient_with_auto_runs_one_dot_per_reduction) {
+  const index_t n = 48;
+  const lz::matrix<double> M = random_tensor<double, 2>({n, n}, 10, lz_test::values::small);
+  lz::matrix<double> A = lz::transpose(M) * M / (4.0 * double(n)); // eigenvalues in [1, ~4]:
+  for (index_t i = 0; i < n; ++i) A(i, i) += 1.0;                  // 20 iterations converge
+  const lz::vector<double> b = random_tensor<double, 1>({n}, 11);
+  lz::vector<double> x = lz::zeros<double>({n}), r = b, p = r, Ap(n);
+  lz_test::recording rec;
+  const int iters = 20;
+  for (int k = 0; k < iters; ++k) {
+    auto rr = lz::dot(r, r); // used before and after r changes: r·r of this iteration's r
+    Ap = A * p;
+    auto alpha = rr / lz::dot(p, Ap); // used twice: one dot
+    x += alpha * p;
+    r -= alpha * Ap;
+    auto beta = lz::dot(r, r) / rr;
+    p = r + beta * p;
+  }
+  BOOST_TEST(rec.count("dot") == std::size_t(3 * iters), rec.summary());
+  BOOST_TEST(rec.count("gemv") == std::size_t(iters), rec.summary());
+  const lz::vector<double> res = A * x - b;
+  BOOST_TEST(double(lz::norm2(res)) < 1e-8 * double(lz::norm2(b)));
 }
 
 // lz::eval returns a fresh row-major tensor of the expression's shape, under every policy.

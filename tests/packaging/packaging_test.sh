@@ -53,6 +53,8 @@ mv "$work/staging" "$work/prefix"
 if grep -rl "$work/staging" "$work/prefix"; then fail "the package records its staging path"; fi
 [[ -f "$work/prefix/include/lz/lz.hpp" && -f "$work/prefix/include/lz/fusion/rules.hpp" &&
   -f "$work/prefix/include/lz/kernels/cpu/parallel.hpp" ]] || fail "headers not under include/lz"
+[[ -f "$work/prefix/share/doc/lazuli/LICENSE" && -f "$work/prefix/share/doc/lazuli/CHANGELOG.md" ]] ||
+  fail "LICENSE and CHANGELOG.md not installed under share/doc/lazuli"
 
 step "1. find_package(lazuli $major.$minor CONFIG REQUIRED) from the moved prefix"
 consumer "$work/installed" -DCMAKE_PREFIX_PATH="$work/prefix" -DLZ_WANT_VERSION="$major.$minor"

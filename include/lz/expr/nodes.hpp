@@ -150,6 +150,12 @@ auto shape(const E& e) noexcept {
   return e.shape();
 }
 
+namespace detail {
+/// The value of a rank-0 host expression (defined by the engine, lz/evaluate.hpp).
+template <class E>
+auto scalar_value(const E& e);
+} // namespace detail
+
 /// Elementwise node: f applied to its children at every index. Children of rank 0 (scalars,
 /// full reductions) broadcast; the others have the node's rank and broadcast NumPy-style.
 template <class F, class... A>
@@ -164,6 +170,10 @@ struct map_expr {
   shape_t<rank> shape_;
 
   const shape_t<rank>& shape() const noexcept { return shape_; }
+
+  /// A rank-0 tree (arithmetic on scalars and full reductions: `rr / lz::dot(p, q)`,
+  /// `-lz::mean(x)`) converts to its value like a full reduction does (evaluating now).
+  operator value_type() const requires(rank == 0) { return detail::scalar_value(*this); }
 };
 
 /// Calls v(child) for each child of a map node, in order.

@@ -10,6 +10,9 @@
 #include <lz/ops/reduce_ops.hpp>
 #include <lz/policy.hpp>
 
+#include <memory>
+#include <mutex>
+
 namespace lz {
 
 template <class Op, class Fin, class E>
@@ -47,19 +50,29 @@ struct reduce_expr {
   static constexpr bool is_arg = red::arg_accumulator<acc_type>;
 
   E arg;
+  /// The value, once computed: shared by the copies of this node (trees hold their operands by
+  /// value), so a reduction kept in `auto` and used in several statements is computed once.
+  struct cache_t {
+    std::once_flag once;
+    value_type value{};
+  };
+  std::shared_ptr<cache_t> cache = std::make_shared<cache_t>();
 
   static constexpr shape_t<0> shape() noexcept { return {}; }
 
-  /// Evaluates under policy `pol`.
+  /// The value: computed at the node's first use, under that use's policy, then fixed
+  /// (`auto n = lz::norm2(v); v = v / n;` leaves n the norm v had; build the reduction again
+  /// for a fresh value). A use that throws leaves it to be computed by the next.
   template <host_policy P>
   value_type compute(const P& pol) const {
     static_assert(space_v<E> != memory_space::device,
                   "lz: a reduction of device operands runs on the device and returns its value "
                   "explicitly: lz::eval(lz::device, lz::sum(d))");
-    return detail::reduce_value(pol, *this);
+    std::call_once(cache->once, [&] { cache->value = detail::reduce_value(pol, *this); });
+    return cache->value;
   }
   value_type value() const { return compute(automatic); }
-  /// A full reduction converts to its value (evaluating now).
+  /// A full reduction converts to its value (computing it at the first use).
   operator value_type() const { return value(); }
 
   template <class P>
