@@ -10,6 +10,7 @@
 #include <lz/ops/reduce_ops.hpp>
 #include <lz/policy.hpp>
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 
@@ -53,7 +54,8 @@ struct reduce_expr {
   /// The value, once computed: shared by the copies of this node (trees hold their operands by
   /// value), so a reduction kept in `auto` and used in several statements is computed once.
   struct cache_t {
-    std::once_flag once;
+    std::atomic<bool> done{false};
+    std::mutex m; // (not std::call_once: libstdc++ 12's deadlocks after a throwing call)
     value_type value{};
   };
   std::shared_ptr<cache_t> cache = std::make_shared<cache_t>();
@@ -68,7 +70,13 @@ struct reduce_expr {
     static_assert(space_v<E> != memory_space::device,
                   "lz: a reduction of device operands runs on the device and returns its value "
                   "explicitly: lz::eval(lz::device, lz::sum(d))");
-    std::call_once(cache->once, [&] { cache->value = detail::reduce_value(pol, *this); });
+    if (!cache->done.load(std::memory_order_acquire)) {
+      std::lock_guard lock(cache->m);
+      if (!cache->done.load(std::memory_order_relaxed)) {
+        cache->value = detail::reduce_value(pol, *this);
+        cache->done.store(true, std::memory_order_release);
+      }
+    }
     return cache->value;
   }
   value_type value() const { return compute(automatic); }
