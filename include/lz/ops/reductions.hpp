@@ -11,6 +11,7 @@
 #include <lz/policy.hpp>
 
 #include <atomic>
+#include <cstring>
 #include <memory>
 #include <mutex>
 
@@ -31,6 +32,15 @@ typename reduce_expr<Op, Fin, E>::value_type reduce_value(const P& pol,
 /// dst ⊕= r (an axis reduction). @pre dst.shape() == r.shape(); dst does not overlap r.arg.
 template <assign_op AOp, class P, class D, std::size_t R, class Op, class Fin, class E>
 void reduce_axis_into(const P& pol, tensor_view<D, R> dst, const reduce_axis_expr<Op, Fin, E>& r);
+
+/// A full reduction's value once computed, shared by the copies of its node: one type for every
+/// reduction (the shared_ptr and lock code is instantiated once per file, not per tree), the
+/// value kept as bytes. Not std::call_once: libstdc++ 12's deadlocks after a call that threw.
+struct reduce_cache {
+  std::atomic<bool> done{false};
+  std::mutex m;
+  alignas(16) unsigned char value[16];
+};
 
 /// shape_error: `name` (min, max, argmin, ...) of an empty operand of shape s[0..rank).
 [[noreturn]] void throw_empty_reduction(const char* name, const index_t* s, std::size_t rank);
@@ -53,12 +63,9 @@ struct reduce_expr {
   E arg;
   /// The value, once computed: shared by the copies of this node (trees hold their operands by
   /// value), so a reduction kept in `auto` and used in several statements is computed once.
-  struct cache_t {
-    std::atomic<bool> done{false};
-    std::mutex m; // (not std::call_once: libstdc++ 12's deadlocks after a throwing call)
-    value_type value{};
-  };
-  std::shared_ptr<cache_t> cache = std::make_shared<cache_t>();
+  std::shared_ptr<detail::reduce_cache> cache = std::make_shared<detail::reduce_cache>();
+  static_assert(sizeof(value_type) <= sizeof(detail::reduce_cache::value) &&
+                std::is_trivially_copyable_v<value_type>);
 
   static constexpr shape_t<0> shape() noexcept { return {}; }
 
@@ -73,11 +80,14 @@ struct reduce_expr {
     if (!cache->done.load(std::memory_order_acquire)) {
       std::lock_guard lock(cache->m);
       if (!cache->done.load(std::memory_order_relaxed)) {
-        cache->value = detail::reduce_value(pol, *this);
+        const value_type v = detail::reduce_value(pol, *this);
+        std::memcpy(cache->value, &v, sizeof v);
         cache->done.store(true, std::memory_order_release);
       }
     }
-    return cache->value;
+    value_type v;
+    std::memcpy(&v, cache->value, sizeof v);
+    return v;
   }
   value_type value() const { return compute(automatic); }
   /// A full reduction converts to its value (computing it at the first use).
