@@ -42,6 +42,29 @@
 #define LZ_RESTRICT
 #endif
 
+// Clang's lifetimebound: the result refers to the object (or argument) it marks.
+#if defined(__clang__) && defined(__has_cpp_attribute)
+#if __has_cpp_attribute(clang::lifetimebound)
+#define LZ_LIFETIMEBOUND [[clang::lifetimebound]]
+#endif
+#endif
+#ifndef LZ_LIFETIMEBOUND
+#define LZ_LIFETIMEBOUND
+#endif
+
+// LZ_CHECKED=1: evaluation checks that every tensor an expression reads still exists and throws
+// lz::lifetime_error if not (docs/errors.md, "Lifetimes"). Set per translation unit, no rebuild
+// of the library; on by default where NDEBUG is not defined (Debug builds), off in Release,
+// where it costs nothing. Tensors and views have the same layout either way, so checked and
+// unchecked files link together (a template both instantiate may run with either setting).
+#ifndef LZ_CHECKED
+#ifdef NDEBUG
+#define LZ_CHECKED 0
+#else
+#define LZ_CHECKED 1
+#endif
+#endif
+
 namespace lz {
 
 /// Signed index and extent type (extents, strides and offsets are all `index_t`).

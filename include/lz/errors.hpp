@@ -25,6 +25,13 @@ struct io_error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// An expression was evaluated after a tensor it reads was destroyed or reallocated (a returned
+/// or stored expression that outlived its operands). Thrown only by checked builds (LZ_CHECKED,
+/// on by default without NDEBUG; docs/errors.md, "Lifetimes"); unchecked builds read freed memory.
+struct lifetime_error : std::logic_error {
+  using std::logic_error::logic_error;
+};
+
 /// The device backend failed: no GPU, out of device memory, a CUDA or cuBLAS error. Carries the
 /// backend's error code and name (`cudaErrorMemoryAllocation`, `CUBLAS_STATUS_NOT_SUPPORTED`);
 /// what() reads "lz: <call> failed: <name>: <message>".

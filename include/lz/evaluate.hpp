@@ -7,6 +7,7 @@
 // Nothing before step 4 writes the destination, so every error leaves it untouched.
 #pragma once
 
+#include <lz/expr/lifetime.hpp>
 #include <lz/expr/tensor.hpp>
 #include <lz/fusion/rules.hpp>
 #include <lz/policy.hpp>
@@ -30,6 +31,7 @@ void assign_with(const P& pol, tensor_view<T, R> dst, const E& e) {
   static_assert(space_v<E> == memory_space::device || within_space<E>(memory_space::host),
                 "lz: this expression reads memory outside the host's space; move it explicitly "
                 "first");
+  if constexpr (LZ_CHECKED) check_lifetimes(dst); // a stored view of a tensor gone
   if constexpr (scalar_like<E>) {
     fusion::execute<Op>(pol, dst, scalar_expr<T>{static_cast<T>(e)});
   } else {
@@ -42,6 +44,7 @@ void assign_with(const P& pol, tensor_view<T, R> dst, const E& e) {
       if (!broadcasts_to(e.shape(), dst.shape()))
         throw_assign_shape(e.shape().data(), dst.shape().data(), R, assign_op_symbol(Op));
     }
+    if constexpr (LZ_CHECKED) check_lifetimes(e);
     fusion::execute<Op>(pol, dst, e);
   }
 }

@@ -25,12 +25,31 @@ void reset_stats() noexcept;
 namespace detail {
 /// 64-byte aligned allocation of `bytes` (0 gives nullptr); throws std::bad_alloc.
 void* allocate_bytes(std::size_t bytes);
+/// allocate_bytes for a tensor's storage: also sets `serial` to the buffer's lifetime number
+/// while lifetime tracking is on (else 0), which views of the tensor carry so that checked
+/// builds can tell at evaluation whether the buffer still exists (lifetime_alive).
+void* allocate_tensor_bytes(std::size_t bytes, std::uint64_t& serial);
 /// Frees what allocate_bytes returned (nullptr is fine).
 void free_bytes(void* p) noexcept;
 /// Frees p[0..n) (a plan's temporaries, in the order they were made).
 void free_all(void* const* p, int n) noexcept;
 /// Marks the last allocation as a plan temporary (for stats only).
 void count_temporary() noexcept;
+
+/// Lifetime tracking (checked builds, docs/errors.md "Lifetimes"): from the first call on,
+/// every tensor buffer gets a serial number that stays live until the buffer is freed. Each
+/// translation unit compiled with LZ_CHECKED turns it on before its own static objects are made.
+/// Unchecked programs never call it and pay one relaxed load per allocation.
+void enable_lifetime_tracking() noexcept;
+/// True once enable_lifetime_tracking() has run.
+bool lifetime_tracking() noexcept;
+/// True when the buffer numbered `serial` (non-zero) has not been freed.
+bool lifetime_alive(std::uint64_t serial) noexcept;
+
+#if LZ_CHECKED
+// Turns tracking on before the static objects this file defines after its includes are made.
+inline const bool lifetime_tracking_on = (enable_lifetime_tracking(), true);
+#endif
 } // namespace detail
 
 } // namespace lz

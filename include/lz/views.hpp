@@ -45,9 +45,20 @@ auto as_view(X&& x) {
   return typename as_view_t<X&&>::type(x.view());
 }
 
+/// A view W of v's memory at `p` laid out as `l`, carrying v's lifetime number where v has one
+/// (host views; checked builds test it at evaluation).
+template <class W, class V, class P, std::size_t R2>
+W derived_view(const V& v, P* p, const strided_layout<R2>& l) {
+  if constexpr (requires { v.lz_serial(); })
+    return W(p, l, trusted, v.lz_serial());
+  else
+    return W(p, l, trusted);
+}
+
 template <class V, std::size_t R2>
 auto with_layout(const V& v, const strided_layout<R2>& l, index_t offset = 0) {
-  return typename V::template rebind<typename V::element_type, R2>(v.data() + offset, l, trusted);
+  return derived_view<typename V::template rebind<typename V::element_type, R2>>(
+      v, v.data() + offset, l);
 }
 
 template <std::size_t R>
@@ -124,7 +135,7 @@ auto broadcast_to(X&& x, const shape_t<R2>& to) {
     auto v = detail::as_view(std::forward<X>(x));
     using T = std::remove_const_t<typename decltype(v)::element_type>;
     using W = typename decltype(v)::template rebind<const T, R2>;
-    return W(v.data(), broadcast_layout(v.layout(), to), detail::trusted);
+    return detail::derived_view<W>(v, v.data(), broadcast_layout(v.layout(), to));
   } else {
     (void)broadcast_layout(strided_layout<R>{x.shape(), {}}, to); // checks compatibility
     return broadcast_expr<closure_t<X&&>, R2>{make_closure(std::forward<X>(x)), to};
@@ -149,7 +160,8 @@ auto reshape(X&& x, const shape_t<R2>& to) {
                       !std::is_lvalue_reference_v<X>,
                   "lz::reshape needs a tensor or a view; evaluate an expression first");
     auto l = reshape_layout(x.layout(), to);
-    return tensor<value_t<X>, R2>(detail::adopt_buffer, x.release(), l);
+    const std::uint64_t serial = x.lz_serial();
+    return tensor<value_t<X>, R2>(detail::adopt_buffer, x.release(), l, serial);
   }
 }
 template <expression X, std::size_t R2>

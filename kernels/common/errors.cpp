@@ -2,6 +2,7 @@
 // them (layout/layout.hpp, layout/slice.hpp, tensor.hpp, evaluate.hpp, expr/matmul.hpp,
 // ops/reductions.hpp). The messages are part of the interface (docs/errors.md,
 // tests/reliability/error_catalogue_test.cpp).
+#include <lz/expr/lifetime.hpp>
 #include <lz/expr/matmul.hpp>
 #include <lz/ops/reductions.hpp>
 
@@ -106,6 +107,13 @@ void throw_null_data(const index_t* extents, std::size_t rank) {
 void throw_empty_reduction(const char* name, const index_t* s, std::size_t rank) {
   throw shape_error(std::string("lz: ") + name + " of an empty tensor of shape " +
                     dims_text(s, rank) + " has no identity");
+}
+
+void throw_dead_operand(const index_t* s, std::size_t rank) {
+  throw lifetime_error("lz: an expression reads a tensor of shape " + dims_text(s, rank) +
+                       " that was destroyed or reallocated after the expression was built (it "
+                       "outlived its operands); evaluate it while they live, or return "
+                       "lz::eval(expression) (docs/errors.md, \"Lifetimes\")");
 }
 
 } // namespace lz::detail

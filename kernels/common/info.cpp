@@ -1,5 +1,6 @@
 // lz::info() (see include/lz/info.hpp).
 #include <lz/info.hpp>
+#include <lz/memory.hpp>
 
 #include <cstdlib>
 
@@ -24,6 +25,10 @@ std::string info_text(const char* caller_arch, int caller_double_lanes) {
        "\n";
   s += "  threads: " + std::to_string(num_threads()) + " (TBB; from " + num_threads_origin() +
        "; LZ_NUM_THREADS or lz::set_num_threads)\n";
+  s += std::string("  lifetime checks: ") +
+       (lifetime_tracking() ? "on (a file built with LZ_CHECKED=1; docs/errors.md, \"Lifetimes\")"
+                            : "off (no file built with LZ_CHECKED=1)") +
+       "\n";
   s += "  thresholds in force, with their sources and defaults (lz::calibrate measures this "
        "machine's):\n";
   s += tuning_report();

@@ -3,11 +3,30 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <mutex>
 #include <new>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace lz {
 namespace {
 std::atomic<std::uint64_t> g_allocs{0}, g_frees{0}, g_bytes{0}, g_temps{0};
+
+// Live tensor buffers while lifetime tracking is on: buffer -> serial, and the live serials.
+// Serials count up from 1 and are never reused, so a buffer freed and another allocated at the
+// same address still reads as dead through a view of the first. Leaked on purpose (a static
+// tensor may be freed after this translation unit's statics are destroyed).
+struct lifetime_registry {
+  std::mutex m;
+  std::uint64_t next = 1;
+  std::unordered_map<const void*, std::uint64_t> serial_of;
+  std::unordered_set<std::uint64_t> live;
+};
+std::atomic<bool> g_tracking{false};
+lifetime_registry& registry() {
+  static lifetime_registry* r = new lifetime_registry;
+  return *r;
+}
 } // namespace
 
 alloc_stats stats() noexcept {
@@ -35,8 +54,47 @@ void* allocate_bytes(std::size_t bytes) {
   return p;
 }
 
+void* allocate_tensor_bytes(std::size_t bytes, std::uint64_t& serial) {
+  void* p = allocate_bytes(bytes);
+  serial = 0;
+  if (p && g_tracking.load(std::memory_order_relaxed)) {
+    auto& r = registry();
+    std::lock_guard lock(r.m);
+    try {
+      r.serial_of.emplace(p, r.next);
+      r.live.insert(r.next);
+    } catch (...) { // out of memory for the bookkeeping: the buffer goes unchecked
+      r.serial_of.erase(p);
+      return p;
+    }
+    serial = r.next++;
+  }
+  return p;
+}
+
+void enable_lifetime_tracking() noexcept {
+  registry(); // made before any buffer needs it
+  g_tracking.store(true, std::memory_order_relaxed);
+}
+
+bool lifetime_tracking() noexcept { return g_tracking.load(std::memory_order_relaxed); }
+
+bool lifetime_alive(std::uint64_t serial) noexcept {
+  auto& r = registry();
+  std::lock_guard lock(r.m);
+  return r.live.count(serial) != 0;
+}
+
 void free_bytes(void* p) noexcept {
   if (!p) return;
+  if (g_tracking.load(std::memory_order_relaxed)) {
+    auto& r = registry();
+    std::lock_guard lock(r.m);
+    if (auto it = r.serial_of.find(p); it != r.serial_of.end()) {
+      r.live.erase(it->second);
+      r.serial_of.erase(it);
+    }
+  }
   g_frees.fetch_add(1, std::memory_order_relaxed);
   std::free(p);
 }

@@ -317,15 +317,26 @@ lz::strided_layout<R> layout_for(const layout_spec<R>& spec, const lz::shape_t<R
 }
 
 /// Makes a buffer holding a view of `shape` laid out by `spec`, elements drawn from `kind`.
+/// `tracked`: the buffer is a lazuli tensor's storage and the view carries its lifetime number
+/// (checked builds test it at evaluation; tests/reliability's checked fuzz batch); otherwise
+/// plain user memory, as through lz::adopt.
 template <class T, std::size_t R>
 viewed_buffer<T, R> make_viewed(const lz::shape_t<R>& shape, const layout_spec<R>& spec,
-                                std::uint64_t seed, values kind) {
+                                std::uint64_t seed, values kind, bool tracked = false) {
   index_t origin = 0, size = 0;
   const lz::strided_layout<R> l = layout_for(spec, shape, origin, size);
   // (Built in one go: assigning to a tensor_view writes elements, it never rebinds.)
-  std::shared_ptr<T[]> buf(new T[std::size_t(size)]);
+  std::shared_ptr<T[]> buf;
+  std::uint64_t serial = 0;
+  if (tracked) {
+    auto t = std::make_shared<lz::tensor<T, 1>>(lz::shape_t<1>{size}, lz::uninitialized);
+    serial = t->lz_serial();
+    buf = std::shared_ptr<T[]>(t, t->data()); // shares ownership of the tensor
+  } else {
+    buf.reset(new T[std::size_t(size)]);
+  }
   std::fill(buf.get(), buf.get() + size, sentinel<T>());
-  lz::tensor_view<T, R> view(buf.get() + origin, l, lz::detail::trusted);
+  lz::tensor_view<T, R> view(buf.get() + origin, l, lz::detail::trusted, serial);
   viewed_buffer<T, R> vb{std::move(buf), std::size_t(size), view, spec, {}};
   rng r(seed);
   detail::for_each_index(vb.view, [&](const auto& i) {

@@ -25,6 +25,7 @@
 
 #include <support/generators.hpp>
 
+#include <algorithm>
 #include <iomanip>
 #include <optional>
 #include <sstream>
@@ -438,6 +439,16 @@ inline const char* to_string(policy p) {
   return n[int(p)];
 }
 
+/// Checked builds (LZ_CHECKED): the tree is evaluated while its leaves live, or after they were
+/// freed, as when a function returns an expression over its local tensors (`returned`) or an
+/// expression is kept in a variable that outlives them (`stored`); those must throw
+/// lz::lifetime_error and leave the destination untouched.
+enum class lifetime_mode { alive, returned, stored };
+inline const char* to_string(lifetime_mode m) {
+  static const char* n[] = {"alive", "returned", "stored"};
+  return n[int(m)];
+}
+
 /// Everything that determines one tree (besides its skeleton and element type).
 struct genome {
   std::uint64_t seed = 0;
@@ -451,6 +462,7 @@ struct genome {
   policy pol = policy::automatic;
   bool plant_fault = false; ///< testing the shrinker: corrupt the result when shape[0] >= 3
   bool tol = false; ///< a tolerance tree: general values in products/sums, compared within a bound
+  lifetime_mode life = lifetime_mode::alive; ///< drawn in checked builds only
 };
 
 // ---- building a tree from a skeleton and a genome -----------------------------------------
@@ -515,10 +527,11 @@ struct tree_ctx {
   std::vector<alias_candidate> candidates;
   std::vector<index_t> root_shape;
   const std::type_info* root_type = nullptr;
-  int exact = 0;          ///< > 0: inside a product or sum (whole values, op_set::exact)
-  bool magnitude = false; ///< building the magnitude twin of a tolerance tree (|leaves|, twins)
-  double steps = 0;       ///< roundings a value may go through (tolerance trees' bound)
-  double unit = 0;        ///< largest unit roundoff among the tree's element types
+  int exact = 0;             ///< > 0: inside a product or sum (whole values, op_set::exact)
+  bool magnitude = false;    ///< building the magnitude twin of a tolerance tree (|leaves|, twins)
+  double steps = 0;          ///< roundings a value may go through (tolerance trees' bound)
+  double unit = 0;           ///< largest unit roundoff among the tree's element types
+  bool tracked = LZ_CHECKED; ///< leaves are tensor storage carrying lifetime numbers
 
   tree_ctx(genome& gen, bool want_source, const std::type_info& root)
       : g(gen), r(gen.seed ^ 0x7ee5eedULL), source(want_source), root_shape(gen.shape),
@@ -637,7 +650,8 @@ struct builder<leaf, T, R> {
     };
     switch (form) {
     case leaf_form::adopt: {
-      auto vb = make_viewed<T, R>(s, random_layout<R>(lr, lg.kind, false), lg.value_seed, vals);
+      auto vb = make_viewed<T, R>(s, random_layout<R>(lr, lg.kind, false), lg.value_seed, vals,
+                                  c.tracked);
       v.emplace(vb.cview());
       how_src = describe(vb, buf);
       keep(vb);
@@ -647,7 +661,8 @@ struct builder<leaf, T, R> {
       lz::shape_t<R> s1 = s;
       for (std::size_t k = 0; k < R; ++k)
         if (lg.ones >> k & 1u) s1[k] = 1;
-      auto vb = make_viewed<T, R>(s1, random_layout<R>(lr, lg.kind, false), lg.value_seed, vals);
+      auto vb = make_viewed<T, R>(s1, random_layout<R>(lr, lg.kind, false), lg.value_seed, vals,
+                                  c.tracked);
       v.emplace(vb.cview());
       how_src = describe(vb, buf);
       keep(vb);
@@ -659,7 +674,8 @@ struct builder<leaf, T, R> {
       for (std::size_t k = R; k > 1; --k) std::swap(p[k - 1], p[lr.next() % k]);
       lz::shape_t<R> ps{};
       for (std::size_t k = 0; k < R; ++k) ps[p[k]] = s[k];
-      auto vb = make_viewed<T, R>(ps, random_layout<R>(lr, lg.kind, true), lg.value_seed, vals);
+      auto vb = make_viewed<T, R>(ps, random_layout<R>(lr, lg.kind, true), lg.value_seed, vals,
+                                  c.tracked);
       v.emplace(lz::permute(vb.cview(), p));
       std::string ptxt = "{";
       for (std::size_t k = 0; k < R; ++k) ptxt += (k ? ", " : "") + std::to_string(p[k]);
@@ -685,7 +701,8 @@ struct builder<leaf, T, R> {
         else
           rg[k] = lz::range(big[k] - 1 - before, big[k] - 1 - before + (n - 1) * st - 1, st);
       }
-      auto vb = make_viewed<T, R>(big, random_layout<R>(lr, lg.kind, true), lg.value_seed, vals);
+      auto vb = make_viewed<T, R>(big, random_layout<R>(lr, lg.kind, true), lg.value_seed, vals,
+                                  c.tracked);
       v.emplace([&]<std::size_t... K>(std::index_sequence<K...>) {
         return view(vb.view(rg[K]...));
       }(std::make_index_sequence<R>{}));
@@ -701,7 +718,8 @@ struct builder<leaf, T, R> {
       lz::shape_t<R> s1 = s;
       for (std::size_t k = 0; k < R; ++k)
         if (lg.ones >> k & 1u) s1[k] = 1;
-      auto vb = make_viewed<T, R>(s1, random_layout<R>(lr, lg.kind, true), lg.value_seed, vals);
+      auto vb = make_viewed<T, R>(s1, random_layout<R>(lr, lg.kind, true), lg.value_seed, vals,
+                                  c.tracked);
       v.emplace(lz::broadcast_to(vb.cview(), s));
       how_src = "lz::broadcast_to(" + describe(vb, buf) + ", " + shape_src(s) + ")";
       keep(vb);
@@ -711,8 +729,8 @@ struct builder<leaf, T, R> {
       if constexpr (R >= 2) {
         lz::shape_t<R - 1> s1{};
         for (std::size_t k = 0; k + 1 < R; ++k) s1[k] = s[k + 1];
-        auto vb =
-            make_viewed<T, R - 1>(s1, random_layout<R - 1>(lr, lg.kind, true), lg.value_seed, vals);
+        auto vb = make_viewed<T, R - 1>(s1, random_layout<R - 1>(lr, lg.kind, true), lg.value_seed,
+                                        vals, c.tracked);
         v.emplace(lz::broadcast_to(vb.cview(), s));
         how_src = "lz::broadcast_to(" + describe(vb, buf) + ", " + shape_src(s) + ")";
         keep(vb);
@@ -1039,6 +1057,69 @@ std::string first_mismatch(const G& got, const lz::tensor<T, R>& want,
   return where;
 }
 
+/// A tree that outlived its leaves (g.life returned or stored, checked builds): evaluating it
+/// with the genome's policy and operator must throw lz::lifetime_error and leave a destination
+/// untouched.
+template <class Skel, class T, std::size_t R, bool Compound>
+outcome run_dead(genome& g, bool want_source) {
+  outcome out;
+  lz::shape_t<R> s{};
+  for (std::size_t k = 0; k < R; ++k) s[k] = g.shape[k];
+  auto make = [&](tree_ctx& c) { return builder<Skel, T, R>::build(c, s); };
+  using tree_t = decltype(make(std::declval<tree_ctx&>()));
+  std::optional<tree_t> tree;
+  if (g.life == lifetime_mode::returned) {
+    auto returned = [&] { // `return a + b;` over local tensors: c and its buffers die here
+      tree_ctx c(g, want_source, typeid(T));
+      c.tracked = true;
+      return make(c);
+    };
+    tree.emplace(returned());
+  } else {
+    tree_ctx c(g, want_source, typeid(T)); // the tensors' scope ends before evaluation
+    c.tracked = true;
+    tree.emplace(make(c));
+  }
+  const auto& e = tree->expr;
+  lz::tensor<T, R> d(s, T(3));
+  bool threw = false;
+  try {
+    auto eval_into = [&](const auto& pol) {
+      if (g.op == how::eval)
+        d = lz::eval(pol, e);
+      else
+        do_assign<Compound>(pol, g.op, d, e);
+    };
+    switch (g.pol) {
+    case policy::seq:
+      eval_into(lz::seq);
+      break;
+    case policy::simd:
+      eval_into(lz::simd);
+      break;
+    case policy::par:
+      eval_into(lz::par);
+      break;
+    default:
+      eval_into(lz::automatic);
+      break;
+    }
+  } catch (const lz::lifetime_error&) {
+    threw = true;
+  } catch (const std::exception& ex) {
+    out.failure = std::string("threw another error: ") + ex.what();
+  }
+  if (!out.failure && !threw)
+    out.failure = std::string("a ") + to_string(g.life) +
+                  " tree evaluated after its leaves were freed did not throw lz::lifetime_error";
+  if (!out.failure && !std::all_of(d.begin(), d.end(), [](T v) { return v == T(3); }))
+    out.failure = "lz::lifetime_error left the destination changed";
+  if (out.failure && want_source)
+    out.source = "// " + std::string(to_string(g.life)) + " tree, seed " + std::to_string(g.seed) +
+                 "\n" + tree->src + "\n// " + *out.failure + "\n";
+  return out;
+}
+
 /// Builds, runs and checks the tree of skeleton Skel, element type T, rank R described by g.
 /// Compound: the genome may ask for +=, -=, *=, /= (each instantiates more kernels, so suites
 /// enable it on a few skeletons only; random_genome must be told the same).
@@ -1049,6 +1130,8 @@ std::string first_mismatch(const G& got, const lz::tensor<T, R>& want,
 /// the reference are within gamma_N M of the exact value, hence the factor 2.
 template <class Skel, class T, std::size_t R, bool Compound = false>
 outcome run(genome& g, bool want_source) {
+  if constexpr (LZ_CHECKED)
+    if (g.life != lifetime_mode::alive) return run_dead<Skel, T, R, Compound>(g, want_source);
   outcome out;
   tree_ctx c(g, want_source, typeid(T));
   lz::shape_t<R> s{};
@@ -1277,6 +1360,11 @@ genome random_genome(std::uint64_t seed, bool big, bool compound, bool tol = fal
   g.dst_seed = r.next();
   g.alias = r.chance(0.25) ? alias_mode(r.between(1, 4)) : alias_mode::none;
   if (g.tol && (g.op == how::mul || g.op == how::div)) g.op = how::add;
+  if constexpr (LZ_CHECKED) // (drawn last: unchecked builds draw the same genomes as before)
+    if (r.chance(0.3)) {
+      g.life = r.chance(0.5) ? lifetime_mode::returned : lifetime_mode::stored;
+      g.alias = alias_mode::none; // no destination inside freed memory
+    }
   return g;
 }
 

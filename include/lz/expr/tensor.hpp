@@ -126,7 +126,8 @@ class strided_access {
            !(std::integral<std::remove_cvref_t<S>> && ...)) tensor_view<T, sliced_rank_v<S...>>
   operator()(const S&... s) const {
     auto [off, l] = slice_layout(self().layout(), s...);
-    return tensor_view<T, sliced_rank_v<S...>>(self().data() + off, l, detail::trusted);
+    return tensor_view<T, sliced_rank_v<S...>>(self().data() + off, l, detail::trusted,
+                                               self().lz_serial());
   }
 };
 
@@ -136,6 +137,7 @@ template <class T, std::size_t R>
 class tensor_view : public strided_access<tensor_view<T, R>, T, R> {
   T* data_ = nullptr;
   strided_layout<R> layout_{};
+  std::uint64_t serial_ = 0; // the viewed tensor buffer's lifetime number (0: not tracked)
 
  public:
   using value_type = std::remove_const_t<T>;
@@ -160,17 +162,23 @@ class tensor_view : public strided_access<tensor_view<T, R>, T, R> {
   /// Internal: a layout derived from a valid one (slices, transposes) needs no re-validation.
   tensor_view(T* data, const strided_layout<R>& l, detail::trusted_t) noexcept
       : data_(data), layout_(l) {}
+  /// Internal: the same, into a tensor buffer whose lifetime number is `serial` (0: none).
+  tensor_view(T* data, const strided_layout<R>& l, detail::trusted_t, std::uint64_t serial) noexcept
+      : data_(data), layout_(l), serial_(serial) {}
 
   /// A view of mutable elements converts to a read-only view.
   template <class U>
   requires(std::is_same_v<const U, T> && !std::is_same_v<U, T>)
       tensor_view(const tensor_view<U, R>& v)
-  noexcept : data_(v.data()), layout_(v.layout()) {}
+  noexcept : data_(v.data()), layout_(v.layout()), serial_(v.lz_serial()) {}
 
   LZ_HD T* data() const noexcept { return data_; }
   T* data_handle() const noexcept { return data_; }
   LZ_HD const strided_layout<R>& layout() const noexcept { return layout_; }
   tensor_view view() const noexcept { return *this; }
+  /// Lifetime number of the tensor buffer viewed (0 when untracked: views of user memory, or
+  /// lifetime tracking off). Checked builds test it at evaluation (docs/errors.md, "Lifetimes").
+  std::uint64_t lz_serial() const noexcept { return serial_; }
 
   /// Writes the elements of `e` (broadcast to this shape) into the viewed memory.
   tensor_view& operator=(const tensor_view& v) requires(!std::is_const_v<T>) {
@@ -213,6 +221,7 @@ class tensor : public strided_access<tensor<T, R>, T, R> {
   static_assert(element<T>, "lz::tensor elements must be arithmetic, bool or std::complex");
   T* data_ = nullptr;
   strided_layout<R> layout_{};
+  std::uint64_t serial_ = 0; // lifetime number of data_ (detail::allocate_tensor_bytes)
   // How storage is laid out when the shape changes (resize, assigning another shape): row- or
   // column-major, leading dimension padded to `multiple` (1 = none). Kept apart from the
   // strides, which cannot tell for vector-shaped or empty tensors (a 1 x n or 0 x 0
@@ -223,7 +232,8 @@ class tensor : public strided_access<tensor<T, R>, T, R> {
     layout_ = l;
     const index_t span = l.required_span_size();
     detail::checked_mul(span, static_cast<index_t>(sizeof(T)), "tensor size in bytes");
-    data_ = static_cast<T*>(detail::allocate_bytes(static_cast<std::size_t>(span) * sizeof(T)));
+    data_ = static_cast<T*>(
+        detail::allocate_tensor_bytes(static_cast<std::size_t>(span) * sizeof(T), serial_));
   }
   void allocate_zero(const strided_layout<R>& l) {
     allocate(l);
@@ -306,9 +316,11 @@ class tensor : public strided_access<tensor<T, R>, T, R> {
     allocate(l);
   }
 
-  /// Internal: takes ownership of a buffer from lz::detail::allocate_bytes laid out as `l`.
-  tensor(detail::adopt_buffer_t, T* buffer, const strided_layout<R>& l) noexcept
-      : data_(buffer), layout_(l), kind_(kind_of(l)) {}
+  /// Internal: takes ownership of a buffer from lz::detail::allocate_bytes laid out as `l`
+  /// (with its lifetime number, when it was a tensor's: see release()).
+  tensor(detail::adopt_buffer_t, T* buffer, const strided_layout<R>& l,
+         std::uint64_t serial = 0) noexcept
+      : data_(buffer), layout_(l), serial_(serial), kind_(kind_of(l)) {}
 
   /// Nested initializer lists: `lz::matrix<double> M{{1, 2}, {3, 4}};`
   tensor(typename detail::nested_list<T, R>::type list) requires(R > 0) {
@@ -321,6 +333,7 @@ class tensor : public strided_access<tensor<T, R>, T, R> {
     } catch (...) {
       detail::free_bytes(data_);
       data_ = nullptr;
+      serial_ = 0;
       throw;
     }
   }
@@ -338,9 +351,11 @@ class tensor : public strided_access<tensor<T, R>, T, R> {
     allocate(o.layout_);
     if (data_) std::memcpy(static_cast<void*>(data_), o.data_, span_bytes());
   }
-  tensor(tensor&& o) noexcept : data_(o.data_), layout_(o.layout_), kind_(o.kind_) {
+  tensor(tensor&& o) noexcept
+      : data_(o.data_), layout_(o.layout_), serial_(o.serial_), kind_(o.kind_) {
     o.data_ = nullptr;
     o.layout_ = {};
+    o.serial_ = 0;
   }
   ~tensor() { detail::free_bytes(data_); }
 
@@ -349,9 +364,11 @@ class tensor : public strided_access<tensor<T, R>, T, R> {
       detail::free_bytes(data_);
       data_ = o.data_;
       layout_ = o.layout_;
+      serial_ = o.serial_;
       kind_ = o.kind_;
       o.data_ = nullptr;
       o.layout_ = {};
+      o.serial_ = 0;
     }
     return *this;
   }
@@ -400,12 +417,19 @@ class tensor : public strided_access<tensor<T, R>, T, R> {
   T* data_handle() noexcept { return data_; }
   const T* data_handle() const noexcept { return data_; }
   LZ_HD const strided_layout<R>& layout() const noexcept { return layout_; }
+  /// Lifetime number of the storage (0 when lifetime tracking is off; docs/errors.md).
+  std::uint64_t lz_serial() const noexcept { return serial_; }
 
-  /// Mutable and read-only views of the whole tensor.
-  tensor_view<T, R> view() & noexcept { return {data_, layout_, detail::trusted}; }
-  tensor_view<const T, R> view() const& noexcept { return {data_, layout_, detail::trusted}; }
-  operator tensor_view<T, R>() & noexcept { return view(); }
-  operator tensor_view<const T, R>() const& noexcept { return view(); }
+  /// Mutable and read-only views of the whole tensor. Clang warns (-Wdangling,
+  /// -Wreturn-stack-address) where it sees one outlive the tensor.
+  tensor_view<T, R> view() & noexcept LZ_LIFETIMEBOUND {
+    return {data_, layout_, detail::trusted, serial_};
+  }
+  tensor_view<const T, R> view() const& noexcept LZ_LIFETIMEBOUND {
+    return {data_, layout_, detail::trusted, serial_};
+  }
+  operator tensor_view<T, R>() & noexcept LZ_LIFETIMEBOUND { return view(); }
+  operator tensor_view<const T, R>() const& noexcept LZ_LIFETIMEBOUND { return view(); }
   // A view of a temporary tensor dangles when the statement ends (its storage is freed): view(),
   // slicing and the conversion are compile errors on rvalues. Keep the tensor in a variable.
   void view() && = delete;
@@ -426,12 +450,13 @@ class tensor : public strided_access<tensor<T, R>, T, R> {
   requires(sizeof...(I) == R) const T& at(I... i) const { return view().at(i...); }
   template <slice_arg... S>
   requires(sizeof...(S) == R && !(std::integral<std::remove_cvref_t<S>> && ...)) auto
-  operator()(const S&... s) & {
+      operator()(const S&... s) &
+      LZ_LIFETIMEBOUND {
     return view()(s...);
   }
   template <slice_arg... S>
   requires(sizeof...(S) == R && !(std::integral<std::remove_cvref_t<S>> && ...)) auto
-  operator()(const S&... s) const& {
+  operator()(const S&... s) const& LZ_LIFETIMEBOUND {
     return view()(s...);
   }
   template <slice_arg... S>
@@ -451,6 +476,7 @@ class tensor : public strided_access<tensor<T, R>, T, R> {
     T* p = data_;
     data_ = nullptr;
     layout_ = {};
+    serial_ = 0;
     return p;
   }
 

@@ -5,6 +5,7 @@
 // Nodes only: the engine computes them (fusion/rules/reduce.hpp: reduce_value, reduce_axis_into).
 #pragma once
 
+#include <lz/expr/lifetime.hpp>
 #include <lz/expr/tensor.hpp>
 #include <lz/ops/math.hpp>
 #include <lz/ops/reduce_ops.hpp>
@@ -80,6 +81,7 @@ struct reduce_expr {
     if (!cache->done.load(std::memory_order_acquire)) {
       std::lock_guard lock(cache->m);
       if (!cache->done.load(std::memory_order_relaxed)) {
+        if constexpr (LZ_CHECKED) detail::check_lifetimes(arg);
         const value_type v = detail::reduce_value(pol, *this);
         std::memcpy(cache->value, &v, sizeof v);
         cache->done.store(true, std::memory_order_release);
