@@ -9,8 +9,6 @@
 #include <lz/expr/nodes.hpp>
 #include <lz/memory.hpp>
 
-#include <atomic>
-
 namespace lz::detail {
 
 /// lifetime_error: an expression reads a tensor of shape s[0..rank) that no longer exists
@@ -32,8 +30,8 @@ void check_lifetimes(const E& e) {
   } else if constexpr (requires { e.lhs, e.rhs; }) {
     check_lifetimes(e.lhs);
     check_lifetimes(e.rhs);
-  } else if constexpr (requires { e.cache->done; }) {
-    if (!e.cache->done.load(std::memory_order_acquire)) check_lifetimes(e.arg);
+  } else if constexpr (requires { e.computed(); }) {
+    if (!e.computed()) check_lifetimes(e.arg);
   } else if constexpr (requires { e.arg; }) {
     check_lifetimes(e.arg);
   }

@@ -35,13 +35,26 @@ template <assign_op AOp, class P, class D, std::size_t R, class Op, class Fin, c
 void reduce_axis_into(const P& pol, tensor_view<D, R> dst, const reduce_axis_expr<Op, Fin, E>& r);
 
 /// A full reduction's value once computed, shared by the copies of its node: one type for every
-/// reduction (the shared_ptr and lock code is instantiated once per file, not per tree), the
-/// value kept as bytes. Not std::call_once: libstdc++ 12's deadlocks after a call that threw.
+/// reduction, the value kept as bytes, reference-counted by the nodes holding it. Made only when
+/// a node is copied or computed in place (a reduction converted straight to a number allocates
+/// nothing). Its functions are compiled once (kernels/common/reduce_cache.cpp). Not
+/// std::call_once: libstdc++ 12's deadlocks after a call that threw.
 struct reduce_cache {
+  std::atomic<long> refs{1};
   std::atomic<bool> done{false};
   std::mutex m;
   alignas(16) unsigned char value[16];
 };
+/// The cache in `slot`, made there first if it has none (one wins when threads race).
+reduce_cache* cache_in(std::atomic<reduce_cache*>& slot);
+/// cache_in(slot), with one more holder.
+reduce_cache* share_cache(std::atomic<reduce_cache*>& slot);
+/// One holder fewer (null is fine); the last frees it.
+void release_cache(reduce_cache* c) noexcept;
+/// Copies c's value (`size` bytes) to `out`, running compute(ctx, out) under c's lock first if no
+/// value is there yet. A compute that throws leaves the cache empty.
+void cached_value(reduce_cache* c, void* out, std::size_t size,
+                  void (*compute)(const void* ctx, void* out), const void* ctx);
 
 /// shape_error: `name` (min, max, argmin, ...) of an empty operand of shape s[0..rank).
 [[noreturn]] void throw_empty_reduction(const char* name, const index_t* s, std::size_t rank);
@@ -64,11 +77,26 @@ struct reduce_expr {
   E arg;
   /// The value, once computed: shared by the copies of this node (trees hold their operands by
   /// value), so a reduction kept in `auto` and used in several statements is computed once.
-  std::shared_ptr<detail::reduce_cache> cache = std::make_shared<detail::reduce_cache>();
+  /// Null until the node is first copied or computed in place.
+  mutable std::atomic<detail::reduce_cache*> cache{nullptr};
   static_assert(sizeof(value_type) <= sizeof(detail::reduce_cache::value) &&
                 std::is_trivially_copyable_v<value_type>);
 
+  explicit reduce_expr(E a) : arg(std::move(a)) {}
+  reduce_expr(const reduce_expr& o) : arg(o.arg), cache(detail::share_cache(o.cache)) {}
+  reduce_expr(reduce_expr&& o) noexcept
+      : arg(std::move(o.arg)), cache(o.cache.exchange(nullptr, std::memory_order_relaxed)) {}
+  reduce_expr& operator=(const reduce_expr&) = delete;
+  ~reduce_expr() {
+    if (detail::reduce_cache* c = cache.load(std::memory_order_relaxed)) detail::release_cache(c);
+  }
+
   static constexpr shape_t<0> shape() noexcept { return {}; }
+  /// True once the value is computed (it no longer reads its operand).
+  bool computed() const noexcept {
+    const detail::reduce_cache* c = cache.load(std::memory_order_acquire);
+    return c && c->done.load(std::memory_order_acquire);
+  }
 
   /// The value: computed at the node's first use, under that use's policy, then fixed
   /// (`auto n = lz::norm2(v); v = v / n;` leaves n the norm v had; build the reduction again
@@ -78,22 +106,36 @@ struct reduce_expr {
     static_assert(space_v<E> != memory_space::device,
                   "lz: a reduction of device operands runs on the device and returns its value "
                   "explicitly: lz::eval(lz::device, lz::sum(d))");
-    if (!cache->done.load(std::memory_order_acquire)) {
-      std::lock_guard lock(cache->m);
-      if (!cache->done.load(std::memory_order_relaxed)) {
-        if constexpr (LZ_CHECKED) detail::check_lifetimes(arg);
-        const value_type v = detail::reduce_value(pol, *this);
-        std::memcpy(cache->value, &v, sizeof v);
-        cache->done.store(true, std::memory_order_release);
-      }
-    }
+    struct job {
+      const reduce_expr* self;
+      const P* pol;
+    } j{this, &pol};
     value_type v;
-    std::memcpy(&v, cache->value, sizeof v);
+    detail::cached_value(
+        detail::cache_in(cache), &v, sizeof v,
+        [](const void* ctx, void* out) {
+          const job& c = *static_cast<const job*>(ctx);
+          const value_type r = c.self->compute_now(*c.pol);
+          std::memcpy(out, &r, sizeof r);
+        },
+        &j);
     return v;
   }
-  value_type value() const { return compute(automatic); }
+  value_type value() const& { return compute(automatic); }
+  /// A temporary's value: computed without a cache unless a copy of it already holds one.
+  value_type value() && {
+    return cache.load(std::memory_order_acquire) ? compute(automatic) : compute_now(automatic);
+  }
   /// A full reduction converts to its value (computing it at the first use).
-  operator value_type() const { return value(); }
+  operator value_type() const& { return value(); }
+  operator value_type() && { return std::move(*this).value(); }
+
+  /// The value, computed now (no cache).
+  template <host_policy P>
+  value_type compute_now(const P& pol) const {
+    if constexpr (LZ_CHECKED) detail::check_lifetimes(arg);
+    return detail::reduce_value(pol, *this);
+  }
 
   template <class P>
   tensor<value_type, 0> materialize(const P& pol) const {
@@ -141,7 +183,7 @@ namespace detail {
 
 template <class Op, class Fin, class E>
 auto reduce_all(E&& e) {
-  return reduce_expr<Op, Fin, closure_t<E&&>>{make_closure(std::forward<E>(e))};
+  return reduce_expr<Op, Fin, closure_t<E&&>>(make_closure(std::forward<E>(e)));
 }
 
 template <class Op, class Fin, class E>
