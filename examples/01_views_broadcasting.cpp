@@ -3,6 +3,7 @@
 // CI runs this example and checks these lines of its output (examples/check_output.cmake):
 // output: reversed   (4,):(-1,) [4. 3. 2. 1.]
 // output: bias as 3x4 (3,4):(0,1)
+// output contains: softmax row 0 [0.09003057 0.24472847 0.66524096], row 1 [0.33333333
 #include <lz/lz.hpp>
 
 #include <iostream>
@@ -27,6 +28,13 @@ int main() {
   lz::matrix<double> C = A + B; // one loop; A + bias would not compile (ranks differ)
   std::cout << lz::explain(C, A + B);
   std::cout << "A + bias =\n" << C << "\n";
+
+  // Reductions that keep their axis (extent 1) broadcast back against their operand, as in
+  // NumPy's keepdims=True: a row-wise softmax with no transposes.
+  lz::matrix<double> X{{1, 2, 3}, {5, 5, 5}};
+  auto ex = lz::exp(X - lz::max(X, 1, lz::keepdims)); // (2,3) - (2,1)
+  lz::matrix<double> S = ex / lz::sum(ex, 1, lz::keepdims);
+  std::cout << "softmax row 0 " << lz::row(S, 0) << ", row 1 " << lz::row(S, 1) << "\n";
 
   // Views are writable when their tensor is: assignment writes through.
   A(lz::all, lz::range(0, 4, 2)) = 0.0;

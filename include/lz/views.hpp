@@ -87,6 +87,27 @@ auto permute(X&& x, const std::array<std::size_t, rank_v<X>>& perm) {
   }
 }
 
+/// Inserts a dimension of extent 1 before dimension `axis` (0 <= axis <= rank; NumPy's
+/// expand_dims, `x[:, None]` for axis 1): a view for tensors and views, a node for trees.
+/// `lz::expand_dims(v, 1)` of a vector of n is an n x 1 column that broadcasts across columns.
+template <expression X>
+auto expand_dims(X&& x, std::size_t axis) {
+  constexpr std::size_t R = rank_v<X>;
+  if constexpr (detail::viewable<X>) {
+    if (axis > R) detail::throw_bad_axis("expand_dims", axis, R + 1);
+    auto v = detail::as_view(std::forward<X>(x));
+    strided_layout<R + 1> l;
+    for (std::size_t k = 0, j = 0; k <= R; ++k) {
+      const bool fresh = k == axis;
+      l.extents[k] = fresh ? 1 : v.layout().extents[j];
+      l.strides[k] = fresh ? 0 : v.layout().strides[j++];
+    }
+    return detail::with_layout(v, l);
+  } else {
+    return detail::expand_dims_expr(std::forward<X>(x), axis);
+  }
+}
+
 /// Transpose: reverses the dimensions (rows <-> columns for a matrix). Never copies.
 template <expression X>
 auto transpose(X&& x) {

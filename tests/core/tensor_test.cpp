@@ -1,6 +1,7 @@
 // Tensors, layouts and views: construction, access, slicing, printing, bad inputs.
 #include <boost/test/unit_test.hpp>
 
+#include <support/check.hpp>
 #include <support/reference.hpp>
 
 #include <sstream>
@@ -96,6 +97,64 @@ BOOST_AUTO_TEST_CASE(broadcast_to_is_a_read_only_zero_stride_view) {
   BOOST_TEST(B.strides()[0] == 0);
   BOOST_TEST(B(3, 2) == 3);
   BOOST_CHECK_THROW(lz::broadcast_to(b, {4, 2}), lz::shape_error);
+}
+
+BOOST_AUTO_TEST_CASE(expand_dims_inserts_an_extent_one_dimension_on_views_and_trees) {
+  lz::vector<double> v{1, 2, 3};
+  auto row = lz::expand_dims(v, 0), column = lz::expand_dims(v, 1);
+  BOOST_TEST((row.shape() == lz::shape_t<2>{1, 3}));
+  BOOST_TEST((column.shape() == lz::shape_t<2>{3, 1}));
+  column(2, 0) = 30; // a writable view of v
+  BOOST_TEST(v(2) == 30.0);
+  lz::matrix<double> outer = column * 1.0 + row; // (3,1) + (1,3) broadcast to (3,3)
+  BOOST_TEST(outer(2, 1) == 32.0);
+  auto tree = lz::expand_dims(v * 2.0, 1); // a tree: broadcast + permute nodes, no copy
+  BOOST_TEST((tree.shape() == lz::shape_t<2>{3, 1}));
+  lz::matrix<double> t = tree;
+  BOOST_TEST(t(2, 0) == 60.0);
+  lz::tensor<double, 3> A(lz::shape_t<3>{2, 3, 4});
+  BOOST_TEST((lz::expand_dims(A, 3).shape() == lz::shape_t<4>{2, 3, 4, 1}));
+  BOOST_TEST((lz::expand_dims(A * 1.0, 2).shape() == lz::shape_t<4>{2, 3, 1, 4}));
+  BOOST_CHECK_THROW(lz::expand_dims(v, 2), std::out_of_range);
+  BOOST_CHECK_THROW(lz::expand_dims(v * 2.0, 3), std::out_of_range);
+}
+
+BOOST_AUTO_TEST_CASE(keepdims_reductions_broadcast_against_their_operand) {
+  const lz::index_t m = 5, n = 7;
+  lz::matrix<double> A(m, n);
+  for (lz::index_t i = 0; i < m; ++i)
+    for (lz::index_t j = 0; j < n; ++j) A(i, j) = double((i * 7 + j * 3) % 11) - 4.5;
+  auto mx = lz::max(A, 1, lz::keepdims);
+  BOOST_TEST((mx.shape() == lz::shape_t<2>{m, 1}));
+  BOOST_TEST((lz::sum(A, 0, lz::keepdims).shape() == lz::shape_t<2>{1, n}));
+  // softmax along rows, written as NumPy would: no transposes, no broadcast_to
+  auto e = lz::exp(A - lz::max(A, 1, lz::keepdims));
+  lz_test::for_each_policy([&](auto pol, const char* pname) {
+    lz::matrix<double> S(m, n);
+    lz::assign(pol, S, e / lz::sum(e, 1, lz::keepdims));
+    for (lz::index_t i = 0; i < m; ++i) {
+      double rmax = A(i, 0), total = 0;
+      for (lz::index_t j = 0; j < n; ++j) rmax = std::max(rmax, A(i, j));
+      for (lz::index_t j = 0; j < n; ++j) total += std::exp(A(i, j) - rmax);
+      for (lz::index_t j = 0; j < n; ++j)
+        BOOST_TEST(S(i, j) == std::exp(A(i, j) - rmax) / total, boost::test_tools::tolerance(1e-14)
+                                                                    << pname);
+    }
+  });
+  // centring columns of a rank-3 tensor along its middle axis; mean keeps the axis too
+  lz::tensor<double, 3> T(lz::shape_t<3>{2, 3, 4});
+  for (lz::index_t k = 0; k < T.size(); ++k) T.data()[k] = double(k * k % 13);
+  lz::tensor<double, 3> C = T - lz::mean(T, 1, lz::keepdims);
+  for (lz::index_t a = 0; a < 2; ++a)
+    for (lz::index_t c = 0; c < 4; ++c) {
+      const double mean = (T(a, 0, c) + T(a, 1, c) + T(a, 2, c)) / 3;
+      for (lz::index_t b = 0; b < 3; ++b)
+        BOOST_TEST(C(a, b, c) == T(a, b, c) - mean, boost::test_tools::tolerance(1e-14));
+    }
+  lz::matrix<bool> every = lz::all(A > -5.0, 1, lz::keepdims);
+  BOOST_TEST((every.shape() == lz::shape_t<2>{m, 1}));
+  BOOST_TEST(every(0, 0));
+  BOOST_CHECK_THROW(lz::sum(A, 2, lz::keepdims), std::out_of_range);
 }
 
 BOOST_AUTO_TEST_CASE(adopt_validates_writable_layouts) {

@@ -148,6 +148,12 @@ BOOST_AUTO_TEST_CASE(reductions_nest_inside_elementwise_trees) {
                "column centring");
   expect_match(lz::eval(lz::par, v / lz::norm2(v) + lz::max(v)),
                lz::eval(lz::device, dv / lz::norm2(dv) + lz::max(dv)), 4, 1e-14, "normalise");
+  // keepdims: the reduced axis kept with extent 1 broadcasts back (a row-wise softmax)
+  auto ex = lz::exp(A - lz::max(A, 1, lz::keepdims));
+  auto dex = lz::exp(dA - lz::max(dA, 1, lz::keepdims));
+  expect_match(lz::eval(lz::par, ex / lz::sum(ex, 1, lz::keepdims)),
+               lz::eval(lz::device, dex / lz::sum(dex, 1, lz::keepdims)), 16, 1e-15,
+               "softmax with keepdims");
   const double centred = lz::eval(lz::device, lz::sum(dv - lz::mean(dv))); // ~0: absolute
   BOOST_TEST(std::fabs(centred - lz::eval(lz::par, lz::sum(v - lz::mean(v)))) <= 1e-12);
 }

@@ -313,4 +313,29 @@ struct broadcast_expr {
   const shape_t<R>& shape() const noexcept { return shape_; }
 };
 
+namespace detail {
+/// std::out_of_range: `name` along `axis` of a rank-`rank` expression (kernels/common/errors.cpp).
+[[noreturn]] void throw_bad_axis(const char* name, std::size_t axis, std::size_t rank);
+
+/// An extent-1 dimension inserted before dimension `axis` of a tree (0 <= axis <= rank): a
+/// broadcast node adds it in front, a permute node moves it into place (no copy, no new node
+/// kind; every backend walks both). lz::expand_dims and the keepdims reductions use it.
+template <class X>
+auto expand_dims_expr(X&& x, std::size_t axis) {
+  constexpr std::size_t R = rank_v<X>;
+  if (axis > R) throw_bad_axis("expand_dims", axis, R + 1);
+  const auto s = x.shape();
+  shape_t<R + 1> front{}, out{};
+  front[0] = 1;
+  for (std::size_t k = 0; k < R; ++k) front[k + 1] = s[k];
+  broadcast_expr<closure_t<X&&>, R + 1> b{make_closure(std::forward<X>(x)), front};
+  std::array<std::size_t, R + 1> perm{};
+  for (std::size_t k = 0; k <= R; ++k) {
+    perm[k] = k < axis ? k + 1 : k == axis ? 0 : k;
+    out[k] = front[perm[k]];
+  }
+  return permute_expr<decltype(b)>{std::move(b), perm, out};
+}
+} // namespace detail
+
 } // namespace lz

@@ -17,6 +17,11 @@ struct range {
   index_t begin = 0, end = 0, step = 1;
   constexpr range(index_t b, index_t e, index_t s = 1) : begin(b), end(e), step(s) {}
 };
+/// Tag: an axis reduction that keeps the reduced axis with extent 1 (NumPy's keepdims=True), so
+/// the result broadcasts against its operand: `x - lz::max(x, 1, lz::keepdims)`.
+struct keepdims_t {};
+inline constexpr keepdims_t keepdims{};
+
 /// The whole extent of one dimension (slicing). Called on an expression, `lz::all(e)` is the
 /// "every element is true" reduction (defined with the other reductions).
 struct all_t {
@@ -24,6 +29,8 @@ struct all_t {
   auto operator()(E&& e) const;
   template <class E>
   auto operator()(E&& e, std::size_t axis) const;
+  template <class E>
+  auto operator()(E&& e, std::size_t axis, keepdims_t) const;
 };
 inline constexpr all_t all{};
 

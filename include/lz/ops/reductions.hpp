@@ -58,8 +58,6 @@ void cached_value(reduce_cache* c, void* out, std::size_t size,
 
 /// shape_error: `name` (min, max, argmin, ...) of an empty operand of shape s[0..rank).
 [[noreturn]] void throw_empty_reduction(const char* name, const index_t* s, std::size_t rank);
-/// std::out_of_range: `name` along `axis` of a rank-`rank` expression (kernels/common/errors.cpp).
-[[noreturn]] void throw_bad_axis(const char* name, std::size_t axis, std::size_t rank);
 
 } // namespace detail
 
@@ -208,6 +206,10 @@ auto reduce_axis(E&& e, std::size_t axis, const char* name) {
   template <expression E>                                                                          \
   auto NAME(E&& e, std::size_t axis) {                                                             \
     return detail::reduce_axis<red::OP, red::FIN>(PRE(std::forward<E>(e)), axis, #NAME);           \
+  }                                                                                                \
+  template <expression E>                                                                          \
+  auto NAME(E&& e, std::size_t axis, keepdims_t) {                                                 \
+    return detail::expand_dims_expr(NAME(std::forward<E>(e), axis), axis);                         \
   }
 #define LZ_SAME(x) x
 LZ_REDUCTION(sum, sum_op, identity_fin, LZ_SAME)
@@ -232,6 +234,10 @@ template <class E>
 auto all_t::operator()(E&& e, std::size_t axis) const {
   static_assert(expression<E>, "lz::all(e, axis) needs an expression");
   return detail::reduce_axis<red::all_op, red::identity_fin>(std::forward<E>(e), axis, "all");
+}
+template <class E>
+auto all_t::operator()(E&& e, std::size_t axis, keepdims_t) const {
+  return detail::expand_dims_expr((*this)(std::forward<E>(e), axis), axis);
 }
 
 /// Inner product of two expressions of the same shape: sum(x * y) in one pass.
