@@ -3,6 +3,8 @@
 #   <prefix>/include/lz/...                     headers of include/, fusion/include, kernels/include
 #   <prefix>/<libdir>/liblazuli_kernels.a       the compiled kernels (lazuli::kernels)
 #   <prefix>/<libdir>/cmake/lazuli/             lazuli-config.cmake (+ version, targets, dependencies)
+#   <prefix>/<libdir>/liblazuli_device_*.a      the device backends, component `device`
+#                                               (lazuli-device.cmake, lazuli-device-targets.cmake)
 #   <prefix>/<libdir>/pkgconfig/lazuli.pc       for pkg-config users
 #   <prefix>/share/doc/lazuli/                  LICENSE (Apache-2.0), CHANGELOG.md
 # plus a build-tree export: a consumer can set lazuli_DIR to this build directory.
@@ -16,6 +18,27 @@ install(TARGETS lazuli lazuli_kernels EXPORT lazuli-targets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(EXPORT lazuli-targets NAMESPACE lazuli:: DESTINATION ${LZ_CMAKE_DIR})
+
+# Component `device`: find_package(lazuli COMPONENTS device) gives lazuli::device_host (Thrust's
+# TBB host system, any C++ compiler), lazuli::device_cuda where lazuli was built with CUDA, and
+# lazuli::device (the CUDA one when built, else the host one), with the Thrust this build used.
+set(_lz_device_targets lazuli_device_host lz_thrust_headers)
+if(LZ_HAVE_CUDA)
+  list(APPEND _lz_device_targets lazuli_device_cuda)
+  set_target_properties(lazuli_device_cuda PROPERTIES EXPORT_NAME device_cuda)
+endif()
+set_target_properties(lazuli_device_host PROPERTIES EXPORT_NAME device_host)
+set_target_properties(lz_thrust_headers PROPERTIES EXPORT_NAME thrust_headers)
+install(TARGETS ${_lz_device_targets} EXPORT lazuli-device-targets
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(EXPORT lazuli-device-targets NAMESPACE lazuli:: DESTINATION ${LZ_CMAKE_DIR})
+export(EXPORT lazuli-device-targets NAMESPACE lazuli::
+       FILE "${PROJECT_BINARY_DIR}/lazuli-device-targets.cmake")
+configure_file(cmake/lazuli-device.cmake.in "${PROJECT_BINARY_DIR}/lazuli-device.cmake" @ONLY)
+install(FILES "${PROJECT_BINARY_DIR}/lazuli-device.cmake" DESTINATION ${LZ_CMAKE_DIR})
+install(FILES cmake/LazuliCudaCxx20.cmake DESTINATION ${LZ_CMAKE_DIR} RENAME lazuli-cuda-cxx20.cmake)
+configure_file(cmake/LazuliCudaCxx20.cmake "${PROJECT_BINARY_DIR}/lazuli-cuda-cxx20.cmake" COPYONLY)
 install(FILES LICENSE CHANGELOG.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 # Pre-1.0: only the same minor version is API compatible.
@@ -47,6 +70,9 @@ set(LZ_PC_LIBDIRS "")
 if(NOT LZ_XSIMD_INCLUDE_DIR IN_LIST CMAKE_CXX_IMPLICIT_INCLUDE_DIRECTORIES)
   string(APPEND LZ_PC_CFLAGS " -I${LZ_XSIMD_INCLUDE_DIR}")
 endif()
+foreach(_lz_flag IN LISTS LZ_CONSUMER_ARCH_FLAGS) # the kernels' instruction set (CMakeLists.txt)
+  string(APPEND LZ_PC_CFLAGS " ${_lz_flag}")
+endforeach()
 if(LZ_KERNELS_SIMD_ARCH) # the compiled math's SIMD target (kernels/CMakeLists.txt)
   string(APPEND LZ_PC_CFLAGS " -DLZ_KERNELS_SIMD_ARCH=${LZ_KERNELS_SIMD_ARCH}")
 endif()
@@ -60,6 +86,23 @@ foreach(_lz_lib IN ITEMS "${_lz_tbb_lib}" "${LZ_OPENBLAS_LIBRARY}")
     if(NOT _lz_dir IN_LIST CMAKE_CXX_IMPLICIT_LINK_DIRECTORIES)
       string(APPEND LZ_PC_LIBDIRS " -L${_lz_dir}")
     endif()
+  endif()
+endforeach()
+# TBB and OpenBLAS through their own .pc files where the system has them (Requires:), so
+# pkg-config brings their flags and paths; else by name in Libs.
+set(LZ_PC_REQUIRES "")
+set(LZ_PC_DEPLIBS "")
+find_package(PkgConfig QUIET)
+foreach(_lz_mod IN ITEMS tbb openblas)
+  set(_lz_found FALSE)
+  if(PKG_CONFIG_FOUND)
+    pkg_check_modules(_lz_pc_${_lz_mod} QUIET ${_lz_mod})
+    set(_lz_found ${_lz_pc_${_lz_mod}_FOUND})
+  endif()
+  if(_lz_found)
+    string(APPEND LZ_PC_REQUIRES " ${_lz_mod}")
+  else()
+    string(APPEND LZ_PC_DEPLIBS " -l${_lz_mod}")
   endif()
 endforeach()
 configure_file(cmake/lazuli.pc.in "${PROJECT_BINARY_DIR}/install/lazuli.pc" @ONLY)

@@ -67,6 +67,15 @@
 
 namespace lz {
 
+namespace detail {
+/// The high 64 bits of a * b (GCC's and clang's 128-bit integers; `__extension__` keeps
+/// -Wpedantic consumers quiet).
+inline std::uint64_t mul_hi(std::uint64_t a, std::uint64_t b) noexcept {
+  __extension__ typedef unsigned __int128 u128;
+  return std::uint64_t((u128(a) * b) >> 64);
+}
+} // namespace detail
+
 /// Signed index and extent type (extents, strides and offsets are all `index_t`).
 using index_t = std::ptrdiff_t;
 

@@ -110,8 +110,8 @@ T draw(const normal& d, std::uint64_t seed, std::uint64_t i) { // Box-Muller, on
 template <class T>
 T draw(const integers& d, std::uint64_t seed, std::uint64_t i) { // Lemire's multiply-shift
   // In unsigned arithmetic: [INT64_MIN, INT64_MAX) is a valid range whose width overflows int64.
-  const auto range = static_cast<unsigned __int128>(std::uint64_t(d.high) - std::uint64_t(d.low));
-  const auto offset = std::uint64_t((counter_bits(seed, i) * range) >> 64);
+  const std::uint64_t range = std::uint64_t(d.high) - std::uint64_t(d.low);
+  const std::uint64_t offset = mul_hi(counter_bits(seed, i), range);
   return static_cast<T>(std::int64_t(std::uint64_t(d.low) + offset));
 }
 

@@ -6,6 +6,7 @@
 #include <lz/config.hpp>
 
 #include <atomic>
+#include <functional>
 #include <string>
 
 namespace lz::logging {
@@ -30,15 +31,29 @@ extern std::atomic<unsigned> g_mask;
 inline bool on(channel c) noexcept {
   return LZ_UNLIKELY((detail::g_mask.load(std::memory_order_relaxed) & c) != 0);
 }
-/// Enables channels: a mask, or a list as in LZ_LOG ("fusion,blas", "all").
+/// Enables channels: a mask, or a list as in LZ_LOG ("fusion,blas", "all"). A name that is not
+/// a channel throws std::invalid_argument naming it and the channels (nothing is enabled); in
+/// LZ_LOG it is reported on stderr at start-up and the other names are used.
 void enable(unsigned mask) noexcept;
 void enable(const std::string& list);
 /// Disables channels (all by default).
 void disable(unsigned mask = all) noexcept;
-/// Writes one line "[lz:<channel>] <message>" to stderr (thread-safe, one write per line).
+/// Writes one line "[lz:<channel>] <message>" to stderr, or hands it to the sink (thread-safe:
+/// one line at a time).
 void write(channel c, const std::string& message);
-/// Parses a channel list ("fusion,blas"); unknown names are ignored.
-unsigned parse(const std::string& list) noexcept;
+/// Parses a channel list ("fusion,blas"); unknown names are ignored (listed in `*unknown`,
+/// comma-separated, when given).
+unsigned parse(const std::string& list, std::string* unknown = nullptr) noexcept;
+/// The channel's name as LZ_LOG spells it ("fusion", "blas", ...).
+const char* name(channel c) noexcept;
+
+/// Where trace lines go instead of stderr: called with the channel and the message (no "[lz:...]"
+/// prefix), one call at a time (lazuli holds a lock around it, so the sink need not be
+/// thread-safe, and must not call lz::logging::write). A sink that throws loses that line: the
+/// exception is reported on stderr and never reaches the computation that traced it. An empty
+/// function restores stderr.
+using sink = std::function<void(channel, const std::string&)>;
+void set_sink(sink s);
 
 /// Monotonic clock in nanoseconds, for timing traced calls.
 long long now_ns() noexcept;

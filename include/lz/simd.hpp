@@ -81,6 +81,18 @@ inline constexpr bool kernels_simd_arch_matches =
 #else
 inline constexpr bool kernels_simd_arch_matches = false;
 #endif
+// A file compiled for a narrower instruction set than the kernels would run every loop it
+// instantiates in that set, up to 3x slower, without a word: refused here. lazuli::lazuli and
+// lazuli.pc carry the kernels' flags (CMakeLists.txt, LZ_CONSUMER_ARCH_FLAGS); a file that sets
+// a narrower target on purpose defines LZ_ALLOW_NARROWER_SIMD. (nvcc's files run their loops on
+// the device.)
+#if defined(LZ_KERNELS_SIMD_ARCH) && !defined(LZ_ALLOW_NARROWER_SIMD) && !defined(__CUDACC__)
+static_assert(xsimd::default_arch::version() >= unsigned(LZ_KERNELS_SIMD_ARCH),
+              "lz: this file is compiled for a narrower SIMD instruction set than lazuli's "
+              "kernels, so its loops would run up to 3x slower: compile it with the kernels' "
+              "flags (linking lazuli::lazuli or `pkg-config --cflags lazuli` adds them, e.g. "
+              "-march=native), or define LZ_ALLOW_NARROWER_SIMD to accept the slower loops");
+#endif
 #if defined(LZ_OUTLINE_MATH)
 inline constexpr bool outline_math = kernels_simd_arch_matches;
 #else

@@ -2,12 +2,19 @@
 # Packaging proof (CTest test `packaging_test`, label `packaging`). Builds and runs the one-file
 # consumer in tests/packaging/consumer four ways:
 #   1. find_package(lazuli CONFIG REQUIRED) from an installed prefix that was moved after
-#      `cmake --install` (relocatable), with a compatible and an incompatible version request
+#      `cmake --install` (relocatable), with a compatible and an incompatible version request;
+#      then COMPONENTS device: the device example (examples/07_device) built against
+#      lazuli::device_host and run, and, where lazuli was built with CUDA, 07_device.cu built
+#      by nvcc against lazuli::device (run: exit 77 without a GPU)
 #   2. find_package with lazuli_DIR pointing at the build tree (build-tree export)
 #   3. add_subdirectory(<lazuli source>): must configure and build quietly (no warnings, no
 #      tests/examples/benchmarks, no device backend the consumer does not link, no install
 #      rules)
-#   4. pkg-config: c++ -std=c++20 main.cpp $(pkg-config --cflags --libs lazuli)
+#   4. pkg-config: c++ -std=c++20 main.cpp $(pkg-config --cflags --libs lazuli), also with
+#      -Wpedantic -Werror (Requires: tbb openblas where their .pc files exist)
+#   5. the same file for a narrower instruction set than the kernels (-march=x86-64) must fail
+#      with lazuli's message, and compile with -DLZ_ALLOW_NARROWER_SIMD
+# Steps 1-3 compile without any -march of their own: lazuli::lazuli carries the kernels'.
 # Usage: packaging_test.sh <cmake> <lazuli source> <lazuli build> <c++ compiler> <work dir>
 # Exits 77 (skipped) only when pkg-config is missing, after running steps 1-3.
 set -euo pipefail
@@ -31,14 +38,17 @@ run() {
     fail "$*"
   fi
 }
-# consumer <build dir> <cmake args...>: configure, build and run the consumer.
-consumer() {
+# consumer_build <build dir> <cmake args...>: configure and build the consumer; consumer: and run.
+consumer_build() {
   local dir=$1
   shift
   run "$dir.configure.log" "$cmake" -S "$consumer" -B "$dir" -DCMAKE_CXX_COMPILER="$cxx" \
     -DCMAKE_BUILD_TYPE=Release -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF "$@"
   run "$dir.build.log" "$cmake" --build "$dir" -j2
-  "$dir/consumer" || fail "consumer in $dir"
+}
+consumer() {
+  consumer_build "$@"
+  "$1/consumer" || fail "consumer in $1"
 }
 cache_value() { sed -n "s/^$2:[A-Z]*=//p" "$1/CMakeCache.txt"; }
 
@@ -47,7 +57,9 @@ version=$(sed -n 's/^#define LZ_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$/\2/p
 IFS=. read -r major minor _ <<<"$version"
 
 step "install lazuli $version into a staging prefix, then move the prefix"
-run "$work/kernels.log" "$cmake" --build "$build" --target lazuli_kernels -j2
+libs=(lazuli_kernels lazuli_device_host)
+[[ $(cache_value "$build" LZ_ENABLE_CUDA) == ON ]] && libs+=(lazuli_device_cuda)
+run "$work/kernels.log" "$cmake" --build "$build" --target "${libs[@]}" -j2
 run "$work/install.log" "$cmake" --install "$build" --prefix "$work/staging"
 mv "$work/staging" "$work/prefix"
 if grep -rl "$work/staging" "$work/prefix"; then fail "the package records its staging path"; fi
@@ -68,6 +80,24 @@ grep -q "considered but not accepted" "$work/incompatible.log" || {
   cat "$work/incompatible.log"
   fail "incompatible version rejected for another reason"
 }
+
+step "1b. find_package(lazuli COMPONENTS device): the device example on Thrust's host system"
+consumer "$work/device-host" -DCMAKE_PREFIX_PATH="$work/prefix" -DLZ_DEVICE=host \
+  -DLZ_EXAMPLE_DIR="$src/examples"
+"$work/device-host/consumer_device" >"$work/device-host.out" || fail "device consumer (host system)"
+grep -q "z\[0:4\] = \[1.07879574" "$work/device-host.out" || {
+  cat "$work/device-host.out"
+  fail "device consumer (host system) printed something else"
+}
+if [[ $(cache_value "$build" LZ_ENABLE_CUDA) == ON ]]; then
+  step "1c. find_package(lazuli COMPONENTS device) with nvcc: lazuli::device is the CUDA backend"
+  consumer_build "$work/device-cuda" -DCMAKE_PREFIX_PATH="$work/prefix" -DLZ_DEVICE=cuda \
+    -DLZ_EXAMPLE_DIR="$src/examples" -DCMAKE_CUDA_COMPILER="$(cache_value "$build" CMAKE_CUDA_COMPILER)"
+  rc=0
+  "$work/device-cuda/consumer_device" >"$work/device-cuda.out" 2>&1 || rc=$?
+  ((rc == 0 || rc == 77)) || { cat "$work/device-cuda.out"; fail "device consumer (CUDA), rc $rc"; }
+  echo "   built with nvcc against lazuli::device_cuda; ran with exit status $rc (77: no GPU here)"
+fi
 
 step "2. find_package with lazuli_DIR = the build tree"
 consumer "$work/buildtree" -Dlazuli_DIR="$build"
@@ -106,4 +136,28 @@ mkdir -p "$work/pkgconfig"
 run "$work/pkgconfig.build.log" "$cxx" -std=c++20 -O2 "$consumer/main.cpp" $flags \
   -o "$work/pkgconfig/consumer"
 "$work/pkgconfig/consumer" || fail "pkg-config consumer"
+# lazuli's headers are -Wpedantic clean (they are found through -I, not as system headers)
+# shellcheck disable=SC2086
+run "$work/pkgconfig.pedantic.log" "$cxx" -std=c++20 -O2 -Wall -Wextra -Wpedantic -Werror \
+  "$consumer/main.cpp" $flags -o "$work/pkgconfig/consumer-pedantic"
+
+step "5. a consumer compiled for a narrower instruction set than the kernels is refused"
+cflags=$(pkg-config --cflags lazuli)
+arch=$(grep -o -- '-march=[^ ]*' <<<"$cflags" || true)
+if [[ -n $arch ]]; then
+  narrow=${cflags//$arch/-march=x86-64} # SSE2, as a consumer that forgot the flag
+  # shellcheck disable=SC2086
+  if "$cxx" -std=c++20 $narrow -fsyntax-only "$consumer/main.cpp" >"$work/narrow.log" 2>&1; then
+    fail "a consumer built with -march=x86-64 compiled against kernels built with $arch"
+  fi
+  grep -q "narrower SIMD instruction set than lazuli's kernels" "$work/narrow.log" || {
+    cat "$work/narrow.log"
+    fail "the narrower consumer failed for another reason"
+  }
+  # shellcheck disable=SC2086
+  run "$work/narrow-allowed.log" "$cxx" -std=c++20 $narrow -DLZ_ALLOW_NARROWER_SIMD \
+    -fsyntax-only "$consumer/main.cpp"
+else
+  echo "   the kernels carry no -march flag (LZ_NATIVE=OFF): nothing to check"
+fi
 step "all consumers built and ran"

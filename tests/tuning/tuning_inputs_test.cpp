@@ -23,6 +23,8 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 namespace {
 
@@ -55,6 +57,24 @@ std::string rejection(const std::string& text) {
 
 bool has(const std::string& s, const std::string& part) {
   return s.find(part) != std::string::npos;
+}
+
+// Captures what `f` writes to stderr (fd 2).
+template <class F>
+std::string stderr_of(F f) {
+  const fs::path p = temp("lz_tuning_inputs.stderr");
+  std::fflush(stderr);
+  const int saved = ::dup(2), fd = ::open(p.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  ::dup2(fd, 2);
+  f();
+  std::fflush(stderr);
+  ::dup2(saved, 2);
+  ::close(fd);
+  ::close(saved);
+  std::ifstream in(p);
+  std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  fs::remove(p);
+  return s;
 }
 
 BOOST_AUTO_TEST_CASE(out_of_range_values_name_the_line_key_value_and_range) {
@@ -150,6 +170,56 @@ BOOST_AUTO_TEST_CASE(logging_can_be_switched_while_other_threads_compute) {
   BOOST_TEST(!lz::logging::on(lz::logging::device));
 }
 
+// Trace lines can go to the application's own logger; a sink that throws loses its line, never
+// the computation; stderr again once the sink is cleared.
+BOOST_AUTO_TEST_CASE(a_logging_sink_receives_each_line_with_its_channel) {
+  std::vector<std::pair<lz::logging::channel, std::string>> lines;
+  lz::logging::set_sink(
+      [&](lz::logging::channel c, const std::string& m) { lines.emplace_back(c, m); });
+  lz::logging::enable(lz::logging::blas);
+  const lz::matrix<double> A = lz::ones<double>({8, 8}), B = lz::ones<double>({8, 8});
+  lz::matrix<double> C(8, 8);
+  const std::string err = stderr_of([&] { C = A * B; });
+  BOOST_TEST(err.empty(), err); // nothing on stderr while a sink is set
+  BOOST_TEST_REQUIRE(!lines.empty());
+  BOOST_TEST(lines[0].first == lz::logging::blas);
+  BOOST_TEST(has(lines[0].second, "gemm"), lines[0].second);
+  BOOST_TEST(std::string(lz::logging::name(lines[0].first)) == "blas");
+
+  lz::logging::set_sink(
+      [](lz::logging::channel, const std::string&) { throw std::runtime_error("logger down"); });
+  const std::string lost = stderr_of([&] { C = 2.0 * A * B; });
+  BOOST_TEST(C(7, 7) == 16.0); // the product ran
+  BOOST_TEST(has(lost, "the logging sink threw (logger down); line lost: [lz:blas]"), lost);
+
+  lz::logging::set_sink({});
+  const std::string back = stderr_of([&] { C = A * B; });
+  BOOST_TEST(has(back, "[lz:blas]"), back);
+  lz::logging::disable(lz::logging::blas);
+}
+
+BOOST_AUTO_TEST_CASE(unknown_logging_channels_are_named_not_ignored) {
+  const unsigned before = lz::logging::detail::g_mask.load();
+  BOOST_CHECK_EXCEPTION(lz::logging::enable("blas,fusoin"), std::invalid_argument,
+                        [](const std::invalid_argument& e) {
+                          return has(e.what(), "unknown channel(s) 'fusoin'") &&
+                                 has(e.what(), "channels: fusion, alloc");
+                        });
+  BOOST_TEST(lz::logging::detail::g_mask.load() == before); // nothing enabled
+  std::string unknown;
+  BOOST_TEST(lz::logging::parse("loop,,blas,x", &unknown) ==
+             (lz::logging::loop | lz::logging::blas));
+  BOOST_TEST(unknown == "x");
+}
+
+// LZ_LOG with a name that is no channel: a stderr line at start-up (checked by CTest's
+// PASS_REGULAR_EXPRESSION, tests/CMakeLists.txt), and the other names are used.
+BOOST_AUTO_TEST_CASE(lz_log_with_an_unknown_channel_uses_the_others, *utf::disabled()) {
+  BOOST_TEST(lz::logging::on(lz::logging::blas));
+  BOOST_TEST(!lz::logging::on(lz::logging::fusion));
+  lz::logging::disable();
+}
+
 // D12: lz::calibrate sets thresholds while it measures and when it applies them; threads that
 // compute meanwhile read them (the TSan job runs this suite: each threshold is a setting).
 BOOST_AUTO_TEST_CASE(calibrate_while_other_threads_compute_is_not_a_race) {
@@ -177,24 +247,6 @@ BOOST_AUTO_TEST_CASE(calibrate_while_other_threads_compute_is_not_a_race) {
 }
 
 // ---- run by CTest with the environment set (disabled otherwise) --------------------------------
-
-// Captures what `f` writes to stderr (fd 2).
-template <class F>
-std::string stderr_of(F f) {
-  const fs::path p = temp("lz_tuning_inputs.stderr");
-  std::fflush(stderr);
-  const int saved = ::dup(2), fd = ::open(p.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  ::dup2(fd, 2);
-  f();
-  std::fflush(stderr);
-  ::dup2(saved, 2);
-  ::close(fd);
-  ::close(saved);
-  std::ifstream in(p);
-  std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  fs::remove(p);
-  return s;
-}
 
 // LZ_CONFIG names a file this case writes (LZ_TEST_CONFIG=malformed), a FIFO it creates
 // (fifo), or /dev/zero (device): each is rejected with one stderr line, the defaults stay in

@@ -40,7 +40,7 @@ struct fast_divmod {
 #if defined(__CUDA_ARCH__)
       return index_t(__umul64hi(m, std::uint64_t(n)));
 #else
-      return index_t((static_cast<unsigned __int128>(m) * std::uint64_t(n)) >> 64);
+      return index_t(lz::detail::mul_hi(m, std::uint64_t(n)));
 #endif
     }
     return d == 1 ? n : n / d;
