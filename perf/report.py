@@ -1,13 +1,15 @@
 #!/usr/bin/python3
-# perf/report.py: runs the perf/ benchmarks (interleaved repetitions, medians) and rewrites its
-# sections of perf/RESULTS.md (between <!-- loops:begin/end -->, <!-- products:begin/end -->)
-# with every time, rate, ratio and target verdict, keeping the rest of the file. Ratios are
-# always taken inside one process run (triad included), then summarised over rounds. --charts
-# renders the results as PNGs (perf/charts.py -> perf/charts/) and links them from RESULTS.md;
+# perf/report.py: runs the perf/ benchmarks (interleaved repetitions, medians) and writes every
+# time, rate, ratio and target verdict to its own files, perf/generated/loops.md and
+# perf/generated/products.md (--out-dir). It never writes perf/RESULTS.md, whose tables and notes
+# are written by hand from these runs, and it writes nothing when it has no results to report
+# (tests/perf/report_test.py checks both). Ratios are always taken inside one process run (triad
+# included), then summarised over rounds. --charts renders the results as PNGs (perf/charts.py ->
+# perf/charts/) and links them from loops.md;
 # --gemm also runs a short gemm_bench (lazuli's own gemm/gemv against OpenBLAS: the GFLOP/s of
 # the charts).
 #
-#   /usr/bin/python3 perf/report.py --build build                 # run + its RESULTS.md section
+#   /usr/bin/python3 perf/report.py --build build                 # run + perf/generated/loops.md
 #   /usr/bin/python3 perf/report.py --build build --rounds 3 --repetitions 12
 #   /usr/bin/python3 perf/report.py --build build --no-run        # re-read the last JSON files
 #   /usr/bin/python3 perf/report.py --build build --no-run --charts   # ... and draw them
@@ -177,7 +179,7 @@ def gemm_table(path):
 # ------------------------------------------------------------------------------ products (issue 3)
 # `--products`: runs products_bench and level1_bench once per OpenBLAS core setting
 # (OPENBLAS_CORETYPE=Haswell, then unset: OpenBLAS detects the core itself) per round, and
-# replaces the Products section of RESULTS.md (between the markers below), keeping the rest.
+# writes perf/generated/products.md.
 PRODUCT_BENCHES = ["products_bench", "level1_bench"]
 CORE_SETTINGS = [("Haswell", "Haswell"), ("unset", None)]
 BEGIN, END = "<!-- products:begin -->", "<!-- products:end -->"
@@ -458,28 +460,21 @@ def products_section(a, resdir):
     return "\n".join(L) + "\n"
 
 
-def splice(path, section, begin=BEGIN, end=END):
-    """Replaces the block between `begin` and `end` in `path` (or appends it), keeping the rest of
-    RESULTS.md (the summary, the other areas) as it is: the file holds current results only."""
-    try:
-        text = open(path).read()
-    except OSError:
-        text = "# lazuli performance results\n"
-    if begin in text and end in text:
-        pre, rest = text.split(begin, 1)
-        post = rest.split(end, 1)[1].lstrip("\n")
-        text = pre + section + ("\n" + post if post else "")
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
+def write_section(path, section):
+    """Writes one generated section to its own file (the markers dropped): regenerating it can
+    never touch a hand-written note."""
+    lines = [l for l in section.split("\n") if l not in (BEGIN, END, LOOPS_BEGIN, LOOPS_END)]
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(path, "w") as f:
-        f.write(text)
+        f.write("\n".join(lines).lstrip("\n"))
 
 
-def splice_products(path, section):
-    splice(path, section)
+def nothing_to_report(what, resdir):
+    sys.exit(f"report.py: no {what} results under {resdir}: nothing written (run the benchmarks "
+             "first: drop --no-run)")
 
 
-# The default run (elementwise, reduction and transpose benchmarks) rewrites this block only.
+# Marks the loops section's text (dropped when written; kept for the section builders).
 LOOPS_BEGIN, LOOPS_END = "<!-- loops:begin -->", "<!-- loops:end -->"
 
 
@@ -492,7 +487,8 @@ def main():
     ap.add_argument("--only", action="append", help="benchmark executable(s) to run")
     ap.add_argument("--filter", default="")
     ap.add_argument("--no-run", action="store_true")
-    ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "RESULTS.md"))
+    ap.add_argument("--out-dir", default=os.path.join(os.path.dirname(__file__), "generated"),
+                    help="where loops.md and products.md go (never perf/RESULTS.md)")
     ap.add_argument("--note", default="", help="free text added under the header")
     ap.add_argument("--charts", action="store_true",
                     help="render perf/charts/*.png (perf/charts.py) and link them")
@@ -500,8 +496,9 @@ def main():
                     help="also run gemm_bench (3 repetitions) into gemm_bench.json")
     ap.add_argument("--products", action="store_true",
                     help="run products_bench + level1_bench (both OpenBLAS core settings) and "
-                         "rewrite only the Products section of RESULTS.md")
+                         "write products.md")
     a = ap.parse_args()
+    a.out = os.path.join(a.out_dir, "products.md" if a.products else "loops.md")
 
     resdir = os.path.join(a.build, "perf", "results")
     os.makedirs(resdir, exist_ok=True)
@@ -517,8 +514,10 @@ def main():
                     json.dump({"repetitions": a.repetitions, "min_time": a.min_time,
                                "rounds": a.rounds, "load_before": load_before,
                                "load_after": load_after}, f)
-        splice_products(a.out, products_section(a, resdir))
-        print(f"wrote the products section of {a.out}", file=sys.stderr)
+        if not glob.glob(os.path.join(resdir, "prod_*.json")):
+            nothing_to_report("products", resdir)
+        write_section(a.out, products_section(a, resdir))
+        print(f"wrote the products section to {a.out}", file=sys.stderr)
         return
     benches = a.only or BENCHES
     load_before = open("/proc/loadavg").read().split()[:3]
@@ -558,6 +557,8 @@ def main():
             continue
         res, ctx = parse(path)
         runs.setdefault(b, []).append((res, ratios(res, "t"), ratios(res, "c"), ctx))
+    if not runs:
+        nothing_to_report("loop benchmark", resdir)
 
     def summarise(dicts):
         keys = sorted({k for d in dicts for k in d if d[k] is not None}, key=str)
@@ -576,8 +577,8 @@ def main():
     model, cpus, flags, cxx = machine()
     L = [LOOPS_BEGIN]
     L.append("## Loops and reductions: every measured figure (W1-W3, W9)\n")
-    L.append("Generated by `perf/report.py` (this section, between the markers, is rewritten by "
-             "it; commands at its end). Each benchmark executable "
+    L.append("Generated by `perf/report.py` (this file is rewritten by each run; commands at its "
+             "end). Each benchmark executable "
              "runs every variant in one process with Google Benchmark's random interleaving; "
              "times are medians over the repetitions. Ratios are computed inside one run (the "
              "triad too) and summarised over rounds as median [min–max]. A ratio `lazuli/X` < 1 "
@@ -681,7 +682,7 @@ def main():
     if a.charts:
         import charts  # perf/charts.py; needs matplotlib
 
-        made = charts.render(a.build, os.path.join(os.path.dirname(os.path.abspath(a.out)),
+        made = charts.render(a.build, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                     "charts"))
         L.append("### Charts\n")
         L.append("Drawn by `perf/charts.py` from the same JSON files. One chart per workload: "
@@ -713,8 +714,8 @@ def main():
              "--benchmark_report_aggregates_only=true")
     L.append("```")
     L.append(LOOPS_END)
-    splice(a.out, "\n".join(L) + "\n", LOOPS_BEGIN, LOOPS_END)
-    print(f"wrote the loops section of {a.out}", file=sys.stderr)
+    write_section(a.out, "\n".join(L) + "\n")
+    print(f"wrote the loops section to {a.out}", file=sys.stderr)
 
 
 if __name__ == "__main__":
