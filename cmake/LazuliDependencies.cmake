@@ -4,9 +4,11 @@
 #   TBB::tbb          oneTBB's own CMake package (threads, behind kernels/cpu/parallel.cpp)
 #   lazuli::xsimd     xsimd's include directory only: Debian's xsimd target drags in an `xtl`
 #                     link item that breaks links when xtl's CMake package is not loaded
-#   lazuli::openblas  OpenBLAS itself, not the generic libblas alternative (lz::info() reports its
-#                     core type and thread count through openblas_get_corename); cblas.h is on
-#                     its include path only inside lazuli's own build (header hygiene)
+#   lazuli::cblas     the CBLAS lazuli calls: OpenBLAS itself by default, not the generic libblas
+#                     alternative (lz::info() reports its core type and thread count through
+#                     openblas_get_corename), or the library LZ_BLAS names (blis, flexiblas,
+#                     cblas, ...); cblas.h is on its include path only inside lazuli's own build
+#                     (header hygiene)
 # Inside find_package(lazuli) a missing dependency makes lazuli "not found" with a message
 # (find_dependency semantics) instead of stopping the consumer's configure step.
 if(CMAKE_FIND_PACKAGE_NAME STREQUAL "lazuli")
@@ -50,16 +52,29 @@ if(NOT TARGET lazuli::xsimd)
     INTERFACE_INCLUDE_DIRECTORIES "${LZ_XSIMD_INCLUDE_DIR}")
 endif()
 
-if(NOT TARGET lazuli::openblas)
-  find_library(LZ_OPENBLAS_LIBRARY NAMES openblas HINTS ${_lz_openblas_hint})
-  if(NOT LZ_OPENBLAS_LIBRARY)
-    _lz_missing("OpenBLAS (libopenblas)")
+# The CBLAS: OpenBLAS unless LZ_BLAS names another library (lazuli's CMakeLists.txt; the package
+# configuration passes the build's choice as _lz_blas_name).
+if(NOT TARGET lazuli::cblas)
+  if(_lz_package_mode)
+    set(_lz_blas "${_lz_blas_name}")
+  else()
+    set(_lz_blas "${LZ_BLAS}")
   endif()
-  add_library(lazuli::openblas UNKNOWN IMPORTED)
-  set_target_properties(lazuli::openblas PROPERTIES IMPORTED_LOCATION "${LZ_OPENBLAS_LIBRARY}")
+  if(NOT _lz_blas)
+    set(_lz_blas openblas)
+  endif()
+  find_library(LZ_BLAS_LIBRARY NAMES ${_lz_blas} HINTS ${_lz_blas_hint})
+  if(NOT LZ_BLAS_LIBRARY)
+    _lz_missing("the CBLAS library '${_lz_blas}' (LZ_BLAS; lib${_lz_blas})")
+  endif()
+  add_library(lazuli::cblas UNKNOWN IMPORTED)
+  set_target_properties(lazuli::cblas PROPERTIES IMPORTED_LOCATION "${LZ_BLAS_LIBRARY}")
   if(NOT _lz_package_mode)
-    find_path(LZ_CBLAS_INCLUDE_DIR cblas.h PATH_SUFFIXES openblas-pthread openblas REQUIRED)
-    set_target_properties(lazuli::openblas PROPERTIES
+    # Debian keeps each BLAS's cblas.h in its own directory (openblas-pthread, blis-openmp, ...).
+    find_path(LZ_CBLAS_INCLUDE_DIR cblas.h
+              PATH_SUFFIXES ${_lz_blas}-pthread ${_lz_blas}-openmp ${_lz_blas} ${_lz_blas}-serial
+              REQUIRED)
+    set_target_properties(lazuli::cblas PROPERTIES
       INTERFACE_INCLUDE_DIRECTORIES "${LZ_CBLAS_INCLUDE_DIR}")
   endif()
 endif()
@@ -67,5 +82,5 @@ endif()
 if(NOT _lz_package_mode)
   # Older names, kept for targets inside lazuli's own tree.
   add_library(lz_xsimd ALIAS lazuli::xsimd)
-  add_library(lz_cblas ALIAS lazuli::openblas)
+  add_library(lz_cblas ALIAS lazuli::cblas)
 endif()

@@ -1,5 +1,6 @@
-// BLAS backend over CBLAS (OpenBLAS): gemm, syrk, gemv, axpy, scal, dot for the types BLAS has.
-// The only translation unit that includes <cblas.h>. Plan steps reach it through blas.hpp; each
+// BLAS backend over CBLAS (OpenBLAS, or the CBLAS that LZ_BLAS names: BLIS, FlexiBLAS, ...):
+// gemm, syrk, gemv, axpy, scal, dot for the types BLAS has. The only translation unit of the
+// kernels library that includes <cblas.h>. Plan steps reach it through blas.hpp; each
 // wrapper reports to the recorder, traces under LZ_LOG=blas, and turns every call a valid
 // lazuli layout can produce into one OpenBLAS accepts (see the contract in blas.hpp).
 #include "trace.hpp"
@@ -8,10 +9,14 @@
 #include <lz/kernels/blas/blas.hpp>
 
 #include <cblas.h>
+#if !defined(LZ_BLAS_OPENBLAS)
+#include <dlfcn.h>
+#endif
 
 #include <algorithm>
 #include <climits>
 #include <complex>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -74,12 +79,20 @@ CBLAS_TRANSPOSE to_cblas(trans t) {
   return CblasConjTrans;
 }
 
-// OpenBLAS here is LP64: every size, leading dimension and increment must fit in an int.
-blasint to_int(index_t v, const char* routine, const char* what) {
-  if (v > INT_MAX || v < -INT_MAX)
+// The integer type this CBLAS takes for sizes (OpenBLAS's blasint, BLIS's f77_int, int): read off
+// cblas_sdot's first parameter, so any CBLAS header works.
+template <class R, class I, class... A>
+I first_parameter(R (*)(I, A...));
+using blas_int = decltype(first_parameter(&cblas_sdot));
+
+// Every size, leading dimension and increment must fit in that type (32 bits for LP64 builds).
+blas_int to_int(index_t v, const char* routine, const char* what) {
+  constexpr index_t most = index_t(std::numeric_limits<blas_int>::max());
+  if (v > most || v < -most)
     throw layout_error(std::string(routine) + ": " + what + " = " + std::to_string(v) +
-                       " exceeds the 32-bit integers OpenBLAS takes");
-  return static_cast<blasint>(v);
+                       " exceeds the " + std::to_string(8 * sizeof(blas_int)) +
+                       "-bit integers the CBLAS takes");
+  return static_cast<blas_int>(v);
 }
 
 void check_sizes(const char* routine, std::initializer_list<index_t> sizes) {
@@ -91,7 +104,7 @@ void check_sizes(const char* routine, std::initializer_list<index_t> sizes) {
 // ld >= max(1, inner) even when it never uses ld (outer <= 1, or an empty matrix); lazuli's
 // layouts may carry any stride there, so an unused ld is replaced. A used ld that is too small
 // would make lines overlap: that layout is not a BLAS layout.
-blasint fix_ld(index_t ld, index_t outer, index_t inner, const char* routine, const char* what) {
+blas_int fix_ld(index_t ld, index_t outer, index_t inner, const char* routine, const char* what) {
   const index_t need = std::max<index_t>(1, inner);
   if (outer <= 1 || inner == 0) return to_int(std::max(ld, need), routine, what);
   if (ld < need)
@@ -107,7 +120,7 @@ blasint fix_ld(index_t ld, index_t outer, index_t inner, const char* routine, co
 template <class T>
 struct vec_arg {
   const T* p;
-  blasint inc;
+  blas_int inc;
 };
 template <class T>
 vec_arg<T> input_vec(const T* x, index_t n, index_t inc, std::vector<T>& tmp, const char* routine,
@@ -117,7 +130,7 @@ vec_arg<T> input_vec(const T* x, index_t n, index_t inc, std::vector<T>& tmp, co
     tmp.assign(static_cast<std::size_t>(n), x[0]);
     return {tmp.data(), 1};
   }
-  const blasint i = to_int(inc, routine, what);
+  const blas_int i = to_int(inc, routine, what);
   return {inc < 0 ? x + (n - 1) * inc : x, i};
 }
 template <class T>
@@ -155,51 +168,52 @@ void scale_mat(order o, index_t m, index_t n, T beta, T* C, index_t ldc) {
 }
 
 // ---- CBLAS entry points per type ----------------------------------------------------------
-void cblas_gemm(CBLAS_ORDER o, CBLAS_TRANSPOSE a, CBLAS_TRANSPOSE b, blasint m, blasint n,
-                blasint k, float alpha, const float* A, blasint lda, const float* B, blasint ldb,
-                float beta, float* C, blasint ldc) {
+void cblas_gemm(CBLAS_ORDER o, CBLAS_TRANSPOSE a, CBLAS_TRANSPOSE b, blas_int m, blas_int n,
+                blas_int k, float alpha, const float* A, blas_int lda, const float* B, blas_int ldb,
+                float beta, float* C, blas_int ldc) {
   cblas_sgemm(o, a, b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
-void cblas_gemm(CBLAS_ORDER o, CBLAS_TRANSPOSE a, CBLAS_TRANSPOSE b, blasint m, blasint n,
-                blasint k, double alpha, const double* A, blasint lda, const double* B, blasint ldb,
-                double beta, double* C, blasint ldc) {
+void cblas_gemm(CBLAS_ORDER o, CBLAS_TRANSPOSE a, CBLAS_TRANSPOSE b, blas_int m, blas_int n,
+                blas_int k, double alpha, const double* A, blas_int lda, const double* B,
+                blas_int ldb, double beta, double* C, blas_int ldc) {
   cblas_dgemm(o, a, b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc);
 }
-void cblas_gemm(CBLAS_ORDER o, CBLAS_TRANSPOSE a, CBLAS_TRANSPOSE b, blasint m, blasint n,
-                blasint k, cf alpha, const cf* A, blasint lda, const cf* B, blasint ldb, cf beta,
-                cf* C, blasint ldc) {
+void cblas_gemm(CBLAS_ORDER o, CBLAS_TRANSPOSE a, CBLAS_TRANSPOSE b, blas_int m, blas_int n,
+                blas_int k, cf alpha, const cf* A, blas_int lda, const cf* B, blas_int ldb, cf beta,
+                cf* C, blas_int ldc) {
   cblas_cgemm(o, a, b, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
 }
-void cblas_gemm(CBLAS_ORDER o, CBLAS_TRANSPOSE a, CBLAS_TRANSPOSE b, blasint m, blasint n,
-                blasint k, cd alpha, const cd* A, blasint lda, const cd* B, blasint ldb, cd beta,
-                cd* C, blasint ldc) {
+void cblas_gemm(CBLAS_ORDER o, CBLAS_TRANSPOSE a, CBLAS_TRANSPOSE b, blas_int m, blas_int n,
+                blas_int k, cd alpha, const cd* A, blas_int lda, const cd* B, blas_int ldb, cd beta,
+                cd* C, blas_int ldc) {
   cblas_zgemm(o, a, b, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc);
 }
 
-void cblas_gemv(CBLAS_ORDER o, CBLAS_TRANSPOSE t, blasint m, blasint n, float alpha, const float* A,
-                blasint lda, const float* x, blasint incx, float beta, float* y, blasint incy) {
+void cblas_gemv(CBLAS_ORDER o, CBLAS_TRANSPOSE t, blas_int m, blas_int n, float alpha,
+                const float* A, blas_int lda, const float* x, blas_int incx, float beta, float* y,
+                blas_int incy) {
   cblas_sgemv(o, t, m, n, alpha, A, lda, x, incx, beta, y, incy);
 }
-void cblas_gemv(CBLAS_ORDER o, CBLAS_TRANSPOSE t, blasint m, blasint n, double alpha,
-                const double* A, blasint lda, const double* x, blasint incx, double beta, double* y,
-                blasint incy) {
+void cblas_gemv(CBLAS_ORDER o, CBLAS_TRANSPOSE t, blas_int m, blas_int n, double alpha,
+                const double* A, blas_int lda, const double* x, blas_int incx, double beta,
+                double* y, blas_int incy) {
   cblas_dgemv(o, t, m, n, alpha, A, lda, x, incx, beta, y, incy);
 }
-void cblas_gemv(CBLAS_ORDER o, CBLAS_TRANSPOSE t, blasint m, blasint n, cf alpha, const cf* A,
-                blasint lda, const cf* x, blasint incx, cf beta, cf* y, blasint incy) {
+void cblas_gemv(CBLAS_ORDER o, CBLAS_TRANSPOSE t, blas_int m, blas_int n, cf alpha, const cf* A,
+                blas_int lda, const cf* x, blas_int incx, cf beta, cf* y, blas_int incy) {
   cblas_cgemv(o, t, m, n, &alpha, A, lda, x, incx, &beta, y, incy);
 }
-void cblas_gemv(CBLAS_ORDER o, CBLAS_TRANSPOSE t, blasint m, blasint n, cd alpha, const cd* A,
-                blasint lda, const cd* x, blasint incx, cd beta, cd* y, blasint incy) {
+void cblas_gemv(CBLAS_ORDER o, CBLAS_TRANSPOSE t, blas_int m, blas_int n, cd alpha, const cd* A,
+                blas_int lda, const cd* x, blas_int incx, cd beta, cd* y, blas_int incy) {
   cblas_zgemv(o, t, m, n, &alpha, A, lda, x, incx, &beta, y, incy);
 }
 
-void cblas_syrk(CBLAS_ORDER o, CBLAS_UPLO u, CBLAS_TRANSPOSE t, blasint n, blasint k, float alpha,
-                const float* A, blasint lda, float beta, float* C, blasint ldc) {
+void cblas_syrk(CBLAS_ORDER o, CBLAS_UPLO u, CBLAS_TRANSPOSE t, blas_int n, blas_int k, float alpha,
+                const float* A, blas_int lda, float beta, float* C, blas_int ldc) {
   cblas_ssyrk(o, u, t, n, k, alpha, A, lda, beta, C, ldc);
 }
-void cblas_syrk(CBLAS_ORDER o, CBLAS_UPLO u, CBLAS_TRANSPOSE t, blasint n, blasint k, double alpha,
-                const double* A, blasint lda, double beta, double* C, blasint ldc) {
+void cblas_syrk(CBLAS_ORDER o, CBLAS_UPLO u, CBLAS_TRANSPOSE t, blas_int n, blas_int k,
+                double alpha, const double* A, blas_int lda, double beta, double* C, blas_int ldc) {
   cblas_dsyrk(o, u, t, n, k, alpha, A, lda, beta, C, ldc);
 }
 
@@ -221,7 +235,7 @@ void gemm_impl(order o, trans ta, trans tb, index_t m, index_t n, index_t k, T a
     check_sizes(name, {m, n, k});
     if (m == 0 || n == 0) return;
     const bool row = o == order::row_major;
-    const blasint ldc_ = fix_ld(ldc, row ? m : n, row ? n : m, name, "ldc");
+    const blas_int ldc_ = fix_ld(ldc, row ? m : n, row ? n : m, name, "ldc");
     if (k == 0 || alpha == T(0)) { // BLAS's own quick path, done here so beta == 0 never reads
       scale_mat(o, m, n, beta, C, ldc_);
       return;
@@ -229,8 +243,8 @@ void gemm_impl(order o, trans ta, trans tb, index_t m, index_t n, index_t k, T a
     // op(A) is m×k: stored m×k (N) or k×m (T, C); op(B) is k×n: stored k×n or n×k.
     const index_t ar = ta == trans::none ? m : k, ac = ta == trans::none ? k : m;
     const index_t br = tb == trans::none ? k : n, bc = tb == trans::none ? n : k;
-    const blasint lda_ = fix_ld(lda, row ? ar : ac, row ? ac : ar, name, "lda");
-    const blasint ldb_ = fix_ld(ldb, row ? br : bc, row ? bc : br, name, "ldb");
+    const blas_int lda_ = fix_ld(lda, row ? ar : ac, row ? ac : ar, name, "lda");
+    const blas_int ldb_ = fix_ld(ldb, row ? br : bc, row ? bc : br, name, "ldb");
     cblas_gemm(to_cblas(o), to_cblas<T>(ta), to_cblas<T>(tb), to_int(m, name, "m"),
                to_int(n, name, "n"), to_int(k, name, "k"), alpha, A, lda_, B, ldb_, beta, C, ldc_);
   });
@@ -274,7 +288,7 @@ void syrk_impl(order o, uplo u, trans t, index_t n, index_t k, T alpha, const T*
   detail::run(c, ops, false, describe, [&] {
     check_sizes(name, {n, k});
     if (n == 0) return;
-    const blasint ldc_ = fix_ld(ldc, n, n, name, "ldc");
+    const blas_int ldc_ = fix_ld(ldc, n, n, name, "ldc");
     if (k == 0 || alpha == T(0)) {
       scale_mat(o, n, n, beta, C, ldc_); // the whole matrix: it is symmetric afterwards anyway
       return;
@@ -282,7 +296,7 @@ void syrk_impl(order o, uplo u, trans t, index_t n, index_t k, T alpha, const T*
     const bool row = o == order::row_major;
     // op(A) is n×k: stored n×k (N) or k×n (T).
     const index_t ar = t == trans::none ? n : k, ac = t == trans::none ? k : n;
-    const blasint lda_ = fix_ld(lda, row ? ar : ac, row ? ac : ar, name, "lda");
+    const blas_int lda_ = fix_ld(lda, row ? ar : ac, row ? ac : ar, name, "lda");
     cblas_syrk(to_cblas(o), to_cblas(u), to_cblas<T>(t), to_int(n, name, "n"), to_int(k, name, "k"),
                alpha, A, lda_, beta, C, ldc_);
     mirror(o, u, n, C, ldc_);
@@ -317,9 +331,9 @@ void gemv_impl(order o, trans t, index_t m, index_t n, T alpha, const T* A, inde
     std::vector<T> tmp;
     const vec_arg<T> xv = input_vec(x, xlen, incx, tmp, name, "incx");
     const bool row = o == order::row_major;
-    const blasint lda_ = fix_ld(lda, row ? m : n, row ? n : m, name, "lda");
+    const blas_int lda_ = fix_ld(lda, row ? m : n, row ? n : m, name, "lda");
     cblas_gemv(to_cblas(o), to_cblas<T>(t), to_int(m, name, "m"), to_int(n, name, "n"), alpha, A,
-               lda_, xv.p, xv.inc, beta, yb, static_cast<blasint>(incy_));
+               lda_, xv.p, xv.inc, beta, yb, static_cast<blas_int>(incy_));
   });
 }
 
@@ -348,9 +362,9 @@ void axpy_impl(index_t n, T alpha, const T* x, index_t incx, T* y, index_t incy)
         std::vector<T> tmp;
         const vec_arg<T> xv = input_vec(x, n, incx, tmp, name, "incx");
         if constexpr (std::is_same_v<T, float>)
-          cblas_saxpy(to_int(n, name, "n"), alpha, xv.p, xv.inc, yb, blasint(incy_));
+          cblas_saxpy(to_int(n, name, "n"), alpha, xv.p, xv.inc, yb, blas_int(incy_));
         else
-          cblas_daxpy(to_int(n, name, "n"), alpha, xv.p, xv.inc, yb, blasint(incy_));
+          cblas_daxpy(to_int(n, name, "n"), alpha, xv.p, xv.inc, yb, blas_int(incy_));
       });
 }
 
@@ -369,9 +383,9 @@ void scal_impl(index_t n, T alpha, T* x, index_t incx) {
         // BLAS scal ignores a negative increment (quick return); the order of a scaling does
         // not matter, so walk up from the lowest address instead.
         if constexpr (std::is_same_v<T, float>)
-          cblas_sscal(to_int(n, name, "n"), alpha, xb, blasint(inc < 0 ? -inc : inc));
+          cblas_sscal(to_int(n, name, "n"), alpha, xb, blas_int(inc < 0 ? -inc : inc));
         else
-          cblas_dscal(to_int(n, name, "n"), alpha, xb, blasint(inc < 0 ? -inc : inc));
+          cblas_dscal(to_int(n, name, "n"), alpha, xb, blas_int(inc < 0 ? -inc : inc));
       });
 }
 
@@ -459,6 +473,7 @@ double dot(index_t n, const double* x, index_t incx, const double* y, index_t in
 }
 
 // ---- information -----------------------------------------------------------------------------
+#if defined(LZ_BLAS_OPENBLAS)
 std::string info() {
   // openblas_get_config() reads like "OpenBLAS 0.3.21 NO_AFFINITY Haswell MAX_THREADS=64": the
   // first two words are library and version.
@@ -477,5 +492,18 @@ void set_num_threads(int n) {
   if (n <= 0) n = openblas_get_num_procs();
   openblas_set_num_threads(n);
 }
+#else
+// Another CBLAS: its name (LZ_BLAS) and the file that provides cblas_dgemm in this process. Its
+// threads are its own (BLIS_NUM_THREADS, FLEXIBLAS_NUM_THREADS, ...): no CBLAS call sets them.
+std::string info() {
+  std::string where = "?";
+  Dl_info d{};
+  if (dladdr(reinterpret_cast<void*>(&cblas_dgemm), &d) && d.dli_fname) where = d.dli_fname;
+  return std::string("CBLAS ") + LZ_BLAS_NAME + " (" + where +
+         "; threads set by the library's own environment variable)";
+}
+
+void set_num_threads(int) {}
+#endif
 
 } // namespace lz::kernels::blas

@@ -118,9 +118,11 @@ struct recorder {
 /// Installs `r` (process-wide) and returns the previous recorder.
 recorder* set_recorder(recorder* r) noexcept;
 
-/// "OpenBLAS 0.3.21 (core Haswell, 2 threads, pthread)" — library, version, core, threads.
+/// "OpenBLAS 0.3.21 (core Haswell, 2 threads, pthread)" — library, version, core, threads; for
+/// another CBLAS (LZ_BLAS), "CBLAS blis (/usr/lib/.../libblis.so.4; threads set by ...)".
 std::string info();
-/// Sets the BLAS library's own thread count (OpenBLAS keeps its own pool); n <= 0 = default.
+/// Sets OpenBLAS's own thread count (it keeps its own pool); n <= 0 = default. Another CBLAS's
+/// threads are set by its own environment variable (no CBLAS call exists): nothing here.
 void set_num_threads(int n);
 
 } // namespace lz::kernels::blas
