@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# A second CBLAS behind the one BLAS door (CTest `second_cblas_builds_and_runs`, label
-# `packaging`): configures lazuli with -DLZ_BLAS=blis in a scratch build directory, builds the
-# kernels, the BLAS suite and the BLAS-fusion example, and runs them: the products' numbers,
-# the recorded calls and lz::info() naming BLIS. Skipped (77) where BLIS is not installed.
+# A second CBLAS behind the one BLAS door, and the distribution build (CTest
+# `second_cblas_builds_and_runs`, label `packaging`): configures lazuli with -DLZ_BLAS=blis
+# -DLZ_SHARED=ON in a scratch build directory, builds the kernels (liblazuli_kernels.so.<major>.
+# <minor>), the BLAS suite and the BLAS-fusion example, and runs them: the products' numbers,
+# the recorded calls, lz::info() naming BLIS, both programs loading the shared library. Skipped
+# (77) where BLIS is not installed.
 # Usage: second_cblas_test.sh <cmake> <lazuli source> <work dir> <c++ compiler>
 set -euo pipefail
 cmake=$1 src=$2 work=$3 cxx=$4
@@ -13,7 +15,7 @@ fi
 rm -rf "$work"
 log=$work.log
 if ! "$cmake" -S "$src" -B "$work" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$cxx" \
-  -DLZ_BLAS=blis -DLZ_ENABLE_CUDA=OFF -DLZ_BUILD_PERF=OFF -DLZ_INSTALL=OFF -DLZ_TEST_PCH=OFF \
+  -DLZ_BLAS=blis -DLZ_SHARED=ON -DLZ_ENABLE_CUDA=OFF -DLZ_BUILD_PERF=OFF -DLZ_INSTALL=OFF -DLZ_TEST_PCH=OFF \
   -DLZ_WERROR=ON >"$log" 2>&1 ||
   ! "$cmake" --build "$work" -j2 --target blas_test 02_blas_fusion >>"$log" 2>&1; then
   cat "$log"
@@ -21,8 +23,15 @@ if ! "$cmake" -S "$src" -B "$work" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPIL
   exit 1
 fi
 grep -q "libblis" "$work/CMakeCache.txt" || { echo "FAIL: LZ_BLAS_LIBRARY is not BLIS"; exit 1; }
+version=$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$work/CMakeCache.txt")
+so=$work/kernels/liblazuli_kernels.so.${version%.*}
+[[ -e $so ]] || { ls "$work/kernels"; echo "FAIL: no $so (LZ_SHARED)"; exit 1; }
+for exe in "$work/tests/blas_test" "$work/examples/02_blas_fusion"; do
+  ldd "$exe" | grep -q "liblazuli_kernels.so.${version%.*}" ||
+    { echo "FAIL: $exe does not load liblazuli_kernels.so.${version%.*}"; exit 1; }
+done
 export BLIS_NUM_THREADS=1
 "$work/tests/blas_test" --log_level=warning || { echo "FAIL: blas_test on BLIS"; exit 1; }
 "$cmake" -DEXE="$work/examples/02_blas_fusion" -DSOURCE="$src/examples/02_blas_fusion.cpp" \
   -P "$src/examples/check_output.cmake" || { echo "FAIL: 02_blas_fusion on BLIS"; exit 1; }
-echo "lazuli on BLIS: blas_test and 02_blas_fusion pass"
+echo "lazuli on BLIS, shared ($(basename "$so")): blas_test and 02_blas_fusion pass"
