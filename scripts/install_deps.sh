@@ -3,14 +3,14 @@
 # what is missing, so it is cheap to run before every build.
 #   core:    compiler, CMake, xsimd, oneTBB, OpenBLAS, Boost.Test, Google Benchmark, Thrust (host),
 #            {fmt} (the optional lz/fmt.hpp and its test), BLIS (the second-CBLAS test:
-#            -DLZ_BLAS=blis)
+#            -DLZ_BLAS=blis), Doxygen (the API reference and its test)
 #   anchors: Eigen, xtensor, Armadillo (the libraries perf/ compares against)
 #   tools:   NumPy + matplotlib (npy interop tests, perf charts), clang (libFuzzer), clang 16
 #            + llvm-16 (the sanitizer builds and their symbolizer: scripts/sanitize.sh), pkg-config
 set -euo pipefail
 pkgs=(g++ make cmake git pkg-config
       libxsimd-dev libtbb-dev libopenblas-dev libboost-test-dev libbenchmark-dev
-      libthrust-dev libcub-dev libfmt-dev libblis-dev
+      libthrust-dev libcub-dev libfmt-dev libblis-dev doxygen
       libeigen3-dev xtensor-dev libarmadillo-dev
       python3 python3-numpy python3-matplotlib
       clang libclang-rt-14-dev clang-16 libclang-rt-16-dev llvm-16)

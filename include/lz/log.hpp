@@ -53,6 +53,7 @@ const char* name(channel c) noexcept;
 /// exception is reported on stderr and never reaches the computation that traced it. An empty
 /// function restores stderr.
 using sink = std::function<void(channel, const std::string&)>;
+/// Routes trace lines to `s` instead of stderr (see sink above); an empty function restores stderr.
 void set_sink(sink s);
 
 /// Monotonic clock in nanoseconds, for timing traced calls.

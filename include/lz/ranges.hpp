@@ -211,6 +211,7 @@ concept range_tree = expression<E> && rank_v<E>
 template <class T, std::size_t R>
 requires(R >= 1) detail::strided_iterator<T, R> begin(const tensor_view<T, R>& v)
 noexcept { return {v, 0}; }
+/// The end of a view's elements (begin's partner).
 template <class T, std::size_t R>
 requires(R >= 1) detail::strided_iterator<T, R> end(const tensor_view<T, R>& v)
 noexcept { return {v, v.size()}; }

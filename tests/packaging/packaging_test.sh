@@ -6,7 +6,8 @@
 #      then COMPONENTS device: the device example (examples/07_device) built against
 #      lazuli::device_host and run, and, where lazuli was built with CUDA, 07_device.cu built
 #      by nvcc against lazuli::device (run: exit 77 without a GPU)
-#   2. find_package with lazuli_DIR pointing at the build tree (build-tree export)
+#   2. find_package with lazuli_DIR pointing at the build tree (build-tree export), the device
+#      component too
 #   3. add_subdirectory(<lazuli source>): must configure and build quietly (no warnings, no
 #      tests/examples/benchmarks, no device backend the consumer does not link, no install
 #      rules)
@@ -102,6 +103,9 @@ fi
 step "2. find_package with lazuli_DIR = the build tree"
 consumer "$work/buildtree" -Dlazuli_DIR="$build"
 [[ $(cache_value "$work/buildtree" lazuli_DIR) == "$build" ]] || fail "build tree not used"
+consumer "$work/buildtree-device" -Dlazuli_DIR="$build" -DLZ_DEVICE=host \
+  -DLZ_EXAMPLE_DIR="$src/examples"
+"$work/buildtree-device/consumer_device" >/dev/null || fail "device consumer from the build tree"
 
 step "3. add_subdirectory(lazuli): quiet"
 # (Debug: this step compiles lazuli's kernels library from source, 30 CPU-s at -O0 against 47 at

@@ -74,7 +74,9 @@ inline constexpr device_policy device{};
 
 /// Counters of device allocations, pool use, transfers and launches since the last reset.
 using device_counters = kernels::dev::counters;
+/// The device counters since the last reset_device_stats().
 inline device_counters device_stats() noexcept { return kernels::dev::get_counters(); }
+/// Zeroes the device counters.
 inline void reset_device_stats() noexcept { kernels::dev::reset_counters(); }
 
 /// True when a device is usable ("cuda" build with a GPU, or the host system).

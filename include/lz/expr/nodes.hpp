@@ -191,6 +191,7 @@ LZ_HD constexpr void for_each_arg(const map_expr<F, A...>& e, V&& v) {
 /// lazuli never moves data between spaces behind the user's back.
 enum class memory_space : std::uint16_t { any = 0, host = 1u << 0, device = 1u << 1 };
 
+/// The union of two sets of memory spaces.
 constexpr memory_space operator|(memory_space a, memory_space b) noexcept {
   return memory_space(static_cast<std::uint16_t>(a) | static_cast<std::uint16_t>(b));
 }

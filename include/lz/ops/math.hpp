@@ -11,26 +11,48 @@ namespace lz {
   auto NAME(A&& a) {                                                                               \
     return make_map(#NAME, fn::NAME##_fn{}, make_closure(std::forward<A>(a)));                     \
   }
+/// |x| (integers wrap: abs(INT_MIN) is INT_MIN, as NumPy). Elementwise, every policy and the
+/// device.
 LZ_UNARY(abs)
+/// Square root. Elementwise, every policy and the device.
 LZ_UNARY(sqrt)
+/// Cube root. Elementwise, every policy and the device.
 LZ_UNARY(cbrt)
+/// e^x. Elementwise, every policy and the device.
 LZ_UNARY(exp)
+/// e^x - 1, accurate near 0. Elementwise, every policy and the device.
 LZ_UNARY(expm1)
+/// Natural logarithm. Elementwise, every policy and the device.
 LZ_UNARY(log)
+/// log(1 + x), accurate near 0. Elementwise, every policy and the device.
 LZ_UNARY(log1p)
+/// Sine (radians). Elementwise, every policy and the device.
 LZ_UNARY(sin)
+/// Cosine (radians). Elementwise, every policy and the device.
 LZ_UNARY(cos)
+/// Tangent (radians). Elementwise, every policy and the device.
 LZ_UNARY(tan)
+/// Hyperbolic tangent. Elementwise, every policy and the device.
 LZ_UNARY(tanh)
+/// Arcsine. Elementwise, every policy and the device.
 LZ_UNARY(asin)
+/// Arccosine. Elementwise, every policy and the device.
 LZ_UNARY(acos)
+/// Arctangent. Elementwise, every policy and the device.
 LZ_UNARY(atan)
+/// x * x (integers wrap). Elementwise, every policy and the device.
 LZ_UNARY(square)
+/// Largest integer value not above x. Elementwise, every policy and the device.
 LZ_UNARY(floor)
+/// Smallest integer value not below x. Elementwise, every policy and the device.
 LZ_UNARY(ceil)
+/// Nearest integer value, halves away from zero. Elementwise, every policy and the device.
 LZ_UNARY(round)
+/// -1, 0 or 1 by the sign of x (NaN stays NaN). Elementwise, every policy and the device.
 LZ_UNARY(sign)
+/// True where x is NaN. Elementwise, every policy and the device.
 LZ_UNARY(isnan)
+/// True where x is infinite. Elementwise, every policy and the device.
 LZ_UNARY(isinf)
 #undef LZ_UNARY
 
@@ -40,9 +62,15 @@ LZ_UNARY(isinf)
   auto NAME(A&& a, B&& b) {                                                                        \
     return detail::binary<fn::NAME##_fn>(std::forward<A>(a), std::forward<B>(b));                  \
   }
+/// The larger of a and b (NaN if either is NaN, as NumPy's maximum). Elementwise, every policy and
+/// the device.
 LZ_BINARY(maximum)
+/// The smaller of a and b (NaN if either is NaN, as NumPy's minimum). Elementwise, every policy and
+/// the device.
 LZ_BINARY(minimum)
+/// Arctangent of a / b using both signs (the quadrant). Elementwise, every policy and the device.
 LZ_BINARY(atan2)
+/// a raised to b. Elementwise, every policy and the device.
 LZ_BINARY(pow)
 #undef LZ_BINARY
 

@@ -53,16 +53,19 @@ auto binary(A&& a, B&& b) {
 
 } // namespace detail
 
+/// a + b elementwise (scalars broadcast; integers wrap).
 template <class A, class B>
 requires detail::elementwise_operands<A, B>
 auto operator+(A&& a, B&& b) {
   return detail::binary<fn::plus_fn>(std::forward<A>(a), std::forward<B>(b));
 }
+/// a - b elementwise (scalars broadcast; integers wrap).
 template <class A, class B>
 requires detail::elementwise_operands<A, B>
 auto operator-(A&& a, B&& b) {
   return detail::binary<fn::minus_fn>(std::forward<A>(a), std::forward<B>(b));
 }
+/// a / b elementwise (integer division by zero gives 0, INT_MIN / -1 gives INT_MIN).
 template <class A, class B>
 requires detail::elementwise_operands<A, B>
 auto operator/(A&& a, B&& b) {
@@ -80,16 +83,20 @@ inline constexpr bool is_product_v = [] {
 }();
 } // namespace detail
 
+/// a * b elementwise, except matrix * matrix and matrix * vector, which are the linear-algebra
+/// product (lz/expr/matmul.hpp); lz::hadamard is the elementwise product of two matrices.
 template <class A, class B>
 requires(detail::elementwise_operands<A, B> && !detail::is_product_v<A, B>) auto operator*(A&& a,
                                                                                            B&& b) {
   return detail::binary<fn::multiplies_fn>(std::forward<A>(a), std::forward<B>(b));
 }
 
+/// Negation elementwise (integers wrap).
 template <expression A>
 auto operator-(A&& a) {
   return make_map("-", fn::negate_fn{}, make_closure(std::forward<A>(a)));
 }
+/// Unary plus: the expression itself.
 template <expression A>
 auto operator+(A&& a) {
   return make_closure(std::forward<A>(a));
@@ -101,16 +108,25 @@ auto operator+(A&& a) {
   auto operator OP(A&& a, B&& b) {                                                                 \
     return detail::binary<fn::F>(std::forward<A>(a), std::forward<B>(b));                          \
   }
+/// Elementwise comparison: a bool expression (NumPy's ==).
 LZ_COMPARISON(==, equal_fn)
+/// Elementwise comparison: a bool expression.
 LZ_COMPARISON(!=, not_equal_fn)
+/// Elementwise comparison: a bool expression.
 LZ_COMPARISON(<, less_fn)
+/// Elementwise comparison: a bool expression.
 LZ_COMPARISON(<=, less_equal_fn)
+/// Elementwise comparison: a bool expression.
 LZ_COMPARISON(>, greater_fn)
+/// Elementwise comparison: a bool expression.
 LZ_COMPARISON(>=, greater_equal_fn)
+/// Elementwise logical and of bool expressions (both sides evaluated).
 LZ_COMPARISON(&&, logical_and_fn)
+/// Elementwise logical or of bool expressions (both sides evaluated).
 LZ_COMPARISON(||, logical_or_fn)
 #undef LZ_COMPARISON
 
+/// Elementwise logical not.
 template <expression A>
 auto operator!(A&& a) {
   return make_map("!", fn::logical_not_fn{}, make_closure(std::forward<A>(a)));

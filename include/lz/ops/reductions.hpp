@@ -212,14 +212,27 @@ auto reduce_axis(E&& e, std::size_t axis, const char* name) {
     return detail::expand_dims_expr(NAME(std::forward<E>(e), axis), axis);                         \
   }
 #define LZ_SAME(x) x
+/// Sum: lz::sum(e) of every element (a rank-0 expression, computed once at first use), lz::sum(e,
+/// axis) along one axis, lz::sum(e, axis, lz::keepdims) keeping it with extent 1.
 LZ_REDUCTION(sum, sum_op, identity_fin, LZ_SAME)
+/// Product of the elements: whole, along an axis, or with keepdims (as lz::sum).
 LZ_REDUCTION(prod, prod_op, identity_fin, LZ_SAME)
+/// Smallest element (NaN if any is NaN): whole, along an axis, or with keepdims (as lz::sum).
 LZ_REDUCTION(min, min_op, identity_fin, LZ_SAME)
+/// Largest element (NaN if any is NaN): whole, along an axis, or with keepdims (as lz::sum).
 LZ_REDUCTION(max, max_op, identity_fin, LZ_SAME)
+/// Arithmetic mean (integers accumulate in double; empty gives NaN): whole, along an axis, or with
+/// keepdims.
 LZ_REDUCTION(mean, mean_op, mean_fin, LZ_SAME)
+/// Euclidean norm, sqrt(sum(square(e))): whole, along an axis, or with keepdims.
 LZ_REDUCTION(norm2, sum_op, sqrt_fin, lz::square)
+/// Index of the smallest element (the first on ties and NaN), row-major over the whole, or along an
+/// axis.
 LZ_REDUCTION(argmin, argmin_op, index_fin, LZ_SAME)
+/// Index of the largest element (the first on ties and NaN), row-major over the whole, or along an
+/// axis.
 LZ_REDUCTION(argmax, argmax_op, index_fin, LZ_SAME)
+/// True if any element is true: whole, along an axis, or with keepdims.
 LZ_REDUCTION(any, any_op, identity_fin, LZ_SAME)
 #undef LZ_SAME
 #undef LZ_REDUCTION
