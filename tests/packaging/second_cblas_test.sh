@@ -27,7 +27,8 @@ version=$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$work/CMakeCache.txt")
 so=$work/kernels/liblazuli_kernels.so.${version%.*}
 [[ -e $so ]] || { ls "$work/kernels"; echo "FAIL: no $so (LZ_SHARED)"; exit 1; }
 for exe in "$work/tests/blas_test" "$work/examples/02_blas_fusion"; do
-  ldd "$exe" | grep -q "liblazuli_kernels.so.${version%.*}" ||
+  libs=$(ldd "$exe") # (not piped into grep -q: its early exit fails the pipe under pipefail)
+  [[ $libs == *"liblazuli_kernels.so.${version%.*}"* ]] ||
     { echo "FAIL: $exe does not load liblazuli_kernels.so.${version%.*}"; exit 1; }
 done
 export BLIS_NUM_THREADS=1
