@@ -473,7 +473,40 @@ double dot(index_t n, const double* x, index_t incx, const double* y, index_t in
 }
 
 // ---- information -----------------------------------------------------------------------------
+isa cpu_isa() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return isa::avx512;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return isa::avx2;
+  if (__builtin_cpu_supports("avx")) return isa::avx;
+#endif
+  return isa::sse;
+}
+
+isa core_isa(const std::string& core) noexcept {
+  for (const char* c : {"SkylakeX", "Cooperlake", "SapphireRapids"})
+    if (core == c) return isa::avx512;
+  for (const char* c : {"Haswell", "Zen"})
+    if (core == c) return isa::avx2;
+  for (const char* c : {"Sandybridge", "Bulldozer", "Piledriver", "Steamroller", "Excavator"})
+    if (core == c) return isa::avx;
+  return isa::sse;
+}
+
+std::string narrower_core_warning(const std::string& core, isa cpu) {
+  static const char* const width[] = {"SSE", "AVX", "AVX2", "AVX-512"};
+  static const char* const coretype[] = {"", "Sandybridge", "Haswell", "SkylakeX"};
+  const isa k = core_isa(core);
+  if (k >= cpu) return "";
+  return std::string("warning: OpenBLAS runs its ") + core + " kernels (" + width[int(k)] +
+         ") on a CPU with " + width[int(cpu)] + ": products may run up to 4x slower; set " +
+         "OPENBLAS_CORETYPE=" + coretype[int(cpu)] +
+         " before the program starts (docs/performance.md, section 4)";
+}
+
 #if defined(LZ_BLAS_OPENBLAS)
+std::string core_warning() { return narrower_core_warning(openblas_get_corename(), cpu_isa()); }
+
 std::string info() {
   // openblas_get_config() reads like "OpenBLAS 0.3.21 NO_AFFINITY Haswell MAX_THREADS=64": the
   // first two words are library and version.
@@ -504,6 +537,7 @@ std::string info() {
 }
 
 void set_num_threads(int) {}
+std::string core_warning() { return ""; }
 #endif
 
 } // namespace lz::kernels::blas

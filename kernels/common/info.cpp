@@ -20,6 +20,7 @@ std::string info_text(const char* caller_arch, int caller_double_lanes) {
        std::to_string(caller_double_lanes) + " doubles per batch), library arch " +
        xsimd::default_arch::name() + "\n";
   s += "  blas: " + kernels::blas::info() + "\n";
+  if (const std::string w = kernels::blas::core_warning(); !w.empty()) s += "  " + w + "\n";
   const char* core = std::getenv("OPENBLAS_CORETYPE");
   s += std::string("  OPENBLAS_CORETYPE: ") + (core ? core : "(unset: OpenBLAS detects the CPU)") +
        "\n";

@@ -6,6 +6,7 @@
 #include <support/capture.hpp>
 
 #include <lz/errors.hpp>
+#include <lz/info.hpp>
 #include <lz/kernels/blas/blas.hpp>
 #include <lz/log.hpp>
 
@@ -13,6 +14,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <ostream>
@@ -444,6 +446,50 @@ BOOST_AUTO_TEST_CASE(info_names_library_core_threads_and_model) {
     BOOST_TEST(s.rfind(std::string("CBLAS ") + LZ_TEST_BLAS + " (", 0) == 0, s);
     BOOST_TEST(s.find(std::string("lib") + LZ_TEST_BLAS) != std::string::npos, s);
   }
+}
+
+// Issue 30 (first part): an OpenBLAS core narrower than the CPU is named, with the fix.
+BOOST_AUTO_TEST_CASE(a_blas_core_narrower_than_the_cpu_is_reported_with_the_coretype_to_set) {
+  using blas::isa;
+  BOOST_TEST(int(blas::core_isa("Prescott")) == int(isa::sse));
+  BOOST_TEST(int(blas::core_isa("Sandybridge")) == int(isa::avx));
+  BOOST_TEST(int(blas::core_isa("Haswell")) == int(isa::avx2));
+  BOOST_TEST(int(blas::core_isa("Zen")) == int(isa::avx2));
+  BOOST_TEST(int(blas::core_isa("SkylakeX")) == int(isa::avx512));
+  BOOST_TEST(int(blas::core_isa("Cooperlake")) == int(isa::avx512));
+  const std::string prescott = blas::narrower_core_warning("Prescott", isa::avx512);
+  BOOST_TEST(prescott.find("OpenBLAS runs its Prescott kernels (SSE) on a CPU with AVX-512") !=
+                 std::string::npos,
+             prescott);
+  BOOST_TEST(prescott.find("OPENBLAS_CORETYPE=SkylakeX") != std::string::npos, prescott);
+  BOOST_TEST(blas::narrower_core_warning("Zen", isa::avx512).find("OPENBLAS_CORETYPE=SkylakeX") !=
+             std::string::npos);
+  BOOST_TEST(
+      blas::narrower_core_warning("Sandybridge", isa::avx2).find("OPENBLAS_CORETYPE=Haswell") !=
+      std::string::npos);
+  BOOST_TEST(blas::narrower_core_warning("Haswell", isa::avx2).empty());
+  BOOST_TEST(blas::narrower_core_warning("SkylakeX", isa::avx2).empty());
+  BOOST_TEST(blas::narrower_core_warning("Prescott", isa::sse).empty());
+}
+
+// lz::info() carries the warning for the core in use. Run plainly, and by CTest with
+// OPENBLAS_CORETYPE=Prescott (openblas_prescott_core_is_reported), where any CPU with AVX or
+// wider must get it.
+BOOST_AUTO_TEST_CASE(lz_info_warns_when_the_blas_core_in_use_is_narrower) {
+  const std::string s = blas::info(), info = lz::info();
+  const std::size_t at = s.find("(core ");
+  if (std::string(LZ_TEST_BLAS) != "openblas" || at == std::string::npos) {
+    BOOST_TEST(blas::core_warning().empty());
+    return;
+  }
+  const std::string core = s.substr(at + 6, s.find(',', at) - at - 6);
+  const std::string expect = blas::narrower_core_warning(core, blas::cpu_isa());
+  BOOST_TEST(blas::core_warning() == expect);
+  BOOST_TEST((info.find("warning: OpenBLAS runs its") != std::string::npos) == !expect.empty(),
+             info);
+  const char* forced = std::getenv("OPENBLAS_CORETYPE");
+  if (forced && std::string(forced) == "Prescott" && int(blas::cpu_isa()) > int(blas::isa::sse))
+    BOOST_TEST(!expect.empty(), "OPENBLAS_CORETYPE=Prescott on a CPU with AVX or wider");
 }
 
 BOOST_AUTO_TEST_CASE(blas_channel_traces_one_line_per_call) {

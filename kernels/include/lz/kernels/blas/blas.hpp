@@ -125,4 +125,18 @@ std::string info();
 /// threads are set by its own environment variable (no CBLAS call exists): nothing here.
 void set_num_threads(int n);
 
+/// Vector instruction sets, narrowest first (for comparing a BLAS core with the CPU).
+enum class isa { sse, avx, avx2, avx512 };
+/// The widest set this CPU runs (cpuid).
+isa cpu_isa() noexcept;
+/// The set an OpenBLAS core's kernels use ("Prescott" sse, "Sandybridge" avx, "Haswell" and
+/// "Zen" avx2, "SkylakeX", "Cooperlake", "SapphireRapids" avx512; unknown names: sse).
+isa core_isa(const std::string& core) noexcept;
+/// A warning when `core`'s kernels are narrower than `cpu`, naming the OPENBLAS_CORETYPE that
+/// uses the CPU's width; empty otherwise.
+std::string narrower_core_warning(const std::string& core, isa cpu);
+/// narrower_core_warning for the OpenBLAS core in use and this CPU ("" for another CBLAS, whose
+/// kernels lazuli cannot see). lz::info() prints it.
+std::string core_warning();
+
 } // namespace lz::kernels::blas
