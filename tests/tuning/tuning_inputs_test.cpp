@@ -5,6 +5,8 @@
 // their own processes with it set (tests/CMakeLists.txt: tuning_input_env_*).
 #include <boost/test/unit_test.hpp>
 
+#include <support/capture.hpp>
+
 #include <lz/calibrate.hpp>
 #include <lz/info.hpp>
 #include <lz/lz.hpp>
@@ -57,24 +59,6 @@ std::string rejection(const std::string& text) {
 
 bool has(const std::string& s, const std::string& part) {
   return s.find(part) != std::string::npos;
-}
-
-// Captures what `f` writes to stderr (fd 2).
-template <class F>
-std::string stderr_of(F f) {
-  const fs::path p = temp("lz_tuning_inputs.stderr");
-  std::fflush(stderr);
-  const int saved = ::dup(2), fd = ::open(p.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  ::dup2(fd, 2);
-  f();
-  std::fflush(stderr);
-  ::dup2(saved, 2);
-  ::close(fd);
-  ::close(saved);
-  std::ifstream in(p);
-  std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  fs::remove(p);
-  return s;
 }
 
 BOOST_AUTO_TEST_CASE(out_of_range_values_name_the_line_key_value_and_range) {
@@ -179,7 +163,7 @@ BOOST_AUTO_TEST_CASE(a_logging_sink_receives_each_line_with_its_channel) {
   lz::logging::enable(lz::logging::blas);
   const lz::matrix<double> A = lz::ones<double>({8, 8}), B = lz::ones<double>({8, 8});
   lz::matrix<double> C(8, 8);
-  const std::string err = stderr_of([&] { C = A * B; });
+  const std::string err = lz_test::capture_stderr([&] { C = A * B; });
   BOOST_TEST(err.empty(), err); // nothing on stderr while a sink is set
   BOOST_TEST_REQUIRE(!lines.empty());
   BOOST_TEST(lines[0].first == lz::logging::blas);
@@ -188,12 +172,12 @@ BOOST_AUTO_TEST_CASE(a_logging_sink_receives_each_line_with_its_channel) {
 
   lz::logging::set_sink(
       [](lz::logging::channel, const std::string&) { throw std::runtime_error("logger down"); });
-  const std::string lost = stderr_of([&] { C = 2.0 * A * B; });
+  const std::string lost = lz_test::capture_stderr([&] { C = 2.0 * A * B; });
   BOOST_TEST(C(7, 7) == 16.0); // the product ran
   BOOST_TEST(has(lost, "the logging sink threw (logger down); line lost: [lz:blas]"), lost);
 
   lz::logging::set_sink({});
-  const std::string back = stderr_of([&] { C = A * B; });
+  const std::string back = lz_test::capture_stderr([&] { C = A * B; });
   BOOST_TEST(has(back, "[lz:blas]"), back);
   lz::logging::disable(lz::logging::blas);
 }
@@ -268,7 +252,7 @@ BOOST_AUTO_TEST_CASE(lz_config_that_does_not_load_is_rejected_loudly, *utf::disa
     why = "not a regular file"; // a device (/dev/zero)
   }
   const auto t0 = std::chrono::steady_clock::now();
-  const std::string err = stderr_of([] { (void)lz::thresholds(); });
+  const std::string err = lz_test::capture_stderr([] { (void)lz::thresholds(); });
   BOOST_TEST((std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5)));
   if (k != "device") fs::remove(path);
   BOOST_TEST(has(err, "lazuli: LZ_CONFIG rejected, defaults in force"), err);
@@ -285,7 +269,7 @@ BOOST_AUTO_TEST_CASE(lz_num_threads_out_of_range_is_rejected_loudly, *utf::disab
   const char* env = std::getenv("LZ_NUM_THREADS");
   BOOST_TEST_REQUIRE(env);
   int n = 0;
-  const std::string err = stderr_of([&] { n = lz::num_threads(); });
+  const std::string err = lz_test::capture_stderr([&] { n = lz::num_threads(); });
   BOOST_TEST(has(err, std::string("lazuli: LZ_NUM_THREADS=") + env + " rejected"), err);
   BOOST_TEST(n >= 1);
   BOOST_TEST(n <= 4096);
