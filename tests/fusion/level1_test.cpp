@@ -38,6 +38,23 @@ BOOST_AUTO_TEST_CASE(transpose_a_times_a_is_one_syrk_with_a_symmetric_result) {
   BOOST_TEST(std::string(rec3.only().routine) == "dgemm");
 }
 
+BOOST_AUTO_TEST_CASE(transpose_a_times_a_plus_a_matrix_that_is_not_symmetric_is_a_gemm) {
+  // The sum is not symmetric: one syrk into C then mirroring a triangle would lose C's other
+  // half (it did, until the fixed-size tests compared the two engines).
+  auto A = lz::random<double>({20, 6}, 4, lz::uniform{-1, 1});
+  auto C = lz::random<double>({6, 6}, 5, lz::uniform{-1, 1});
+  lz::matrix<double> S(6, 6);
+  recording rec;
+  S = lz::transpose(A) * A + C;
+  BOOST_TEST(std::string(rec.only().routine) == "dgemm");
+  BOOST_TEST(max_rel_error(S, reference(lz::transpose(A) * A + C)) < 1e-12);
+  lz::matrix<double> W = C;
+  recording rec2;
+  W += lz::transpose(A) * A;
+  BOOST_TEST(std::string(rec2.only().routine) == "dgemm");
+  BOOST_TEST(max_rel_error(W, reference(lz::transpose(A) * A + C)) < 1e-12);
+}
+
 BOOST_AUTO_TEST_CASE(axpy_and_scal_in_place_when_enabled) {
   thresholds_guard g;
   lz::thresholds().level1_blas = 0;

@@ -161,7 +161,9 @@ bool try_syrk(Sink& s, const char* rule, const mat<const V>& A, const mat<const 
     return false;
   } else {
     (void)rule;
-    if (!thresholds().use_syrk) return false;
+    // syrk writes one triangle and the other is mirrored: right only when nothing else is in
+    // C (β = 0). `AᵀA + C` with C not symmetric is not symmetric: that is a gemm.
+    if (!thresholds().use_syrk || beta != V(0)) return false;
     const bool is_transpose_pair = A.ptr == B.ptr && A.rows == B.cols && A.cols == B.rows &&
                                    A.rs == B.cs && A.cs == B.rs && A.rows > 1;
     if (!is_transpose_pair) return false;
