@@ -14,7 +14,8 @@ dest=${2:?destination}
 mkdir -p "$dest/bin" "$dest/lib"
 bins=(tests/device/device_gpu_elementwise_test tests/device/device_gpu_reduce_test
       tests/device/device_gpu_views_test tests/device/device_gpu_memory_test
-      tests/device/device_gpu_products_test tests/device/device_cublas_test
+      tests/device/device_gpu_products_test tests/device/device_gpu_batch_test
+      tests/device/device_cublas_test
       tests/device/device_no_gpu_test examples/07_device_gpu perf/device_bench_gpu)
 for b in "${bins[@]}"; do
   if [[ -x $build/$b ]]; then

@@ -29,7 +29,7 @@ run() { # name, command...: runs it with a time limit, logs to LOG_DIR/name.log,
   printf '%-34s rc=%-3s %4ss\n' "$name" "$rc" $((SECONDS - t0)) >"$logs/$name.rc"
 }
 # The test suites share the GPU and run side by side (each checks against the CPU engine).
-for t in elementwise reduce views memory products; do
+for t in elementwise reduce views memory products batch; do
   run "device_gpu_${t}_test" "$dir/bin/device_gpu_${t}_test" --log_level=warning \
     --report_level=short &
 done

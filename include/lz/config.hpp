@@ -28,14 +28,36 @@
 #define LZ_DEVICE_PASS 0
 #endif
 
+#define LZ_PRAGMA(x) _Pragma(#x)
+/// Before an LZ_HD template that host code also instantiates with host-only types (xsimd
+/// batches): nvcc checks the calls of each instantiation where it runs, not at its definition.
+#if defined(__CUDACC__)
+#define LZ_HD_TEMPLATE LZ_PRAGMA(nv_exec_check_disable)
+#else
+#define LZ_HD_TEMPLATE
+#endif
+/// Before a loop with a constant trip count: unroll it up to n times (fully, when it is short).
+#if defined(__CUDA_ARCH__)
+#define LZ_UNROLL(n) LZ_PRAGMA(unroll n)
+#elif defined(__CUDACC__) // nvcc's host pass: its front end knows neither pragma
+#define LZ_UNROLL(n)
+#elif defined(__GNUC__) || defined(__clang__)
+#define LZ_UNROLL(n) LZ_PRAGMA(GCC unroll n)
+#else
+#define LZ_UNROLL(n)
+#endif
+
 #if defined(__GNUC__) || defined(__clang__)
 #define LZ_INLINE inline __attribute__((always_inline))
+/// After a lambda's parameter list: inline it always (fixed-size evaluation, expr/fixed.hpp).
+#define LZ_INLINE_LAMBDA __attribute__((always_inline))
 #define LZ_NOINLINE __attribute__((noinline))
 #define LZ_LIKELY(x) __builtin_expect(!!(x), 1)
 #define LZ_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define LZ_RESTRICT __restrict__
 #else
 #define LZ_INLINE inline
+#define LZ_INLINE_LAMBDA
 #define LZ_NOINLINE
 #define LZ_LIKELY(x) (x)
 #define LZ_UNLIKELY(x) (x)

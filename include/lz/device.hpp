@@ -3,6 +3,7 @@
 // (.cu) files; g++ files use <lz/device/tensor.hpp>. Link lazuli::device.
 #pragma once
 
+#include <lz/device/batch.hpp>
 #include <lz/device/copy.hpp>
 #include <lz/device/explain.hpp>
 #include <lz/device/kernel_view.hpp>

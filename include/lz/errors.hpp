@@ -32,6 +32,12 @@ struct lifetime_error : std::logic_error {
   using std::logic_error::logic_error;
 };
 
+/// A linear-algebra operation met a matrix it cannot handle: singular (lz::inverse of a matrix
+/// whose determinant is 0). The message names the call and the matrix's size.
+struct linalg_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 /// The device backend failed: no GPU, out of device memory, a CUDA or cuBLAS error. Carries the
 /// backend's error code and name (`cudaErrorMemoryAllocation`, `CUBLAS_STATUS_NOT_SUPPORTED`);
 /// what() reads "lz: <call> failed: <name>: <message>".

@@ -7,6 +7,7 @@
 // Nothing before step 4 writes the destination, so every error leaves it untouched.
 #pragma once
 
+#include <lz/expr/fixed.hpp>
 #include <lz/expr/lifetime.hpp>
 #include <lz/expr/tensor.hpp>
 #include <lz/fusion/rules.hpp>
@@ -37,15 +38,21 @@ void assign_with(const P& pol, tensor_view<T, R> dst, const E& e) {
   } else {
     static_assert(rank_v<E> == R || rank_v<E> == 0,
                   "lz: the expression's rank differs from the destination's rank");
-    static_assert(!narrows<value_t<E>, T>(),
-                  "lz: this assignment narrows (double to float, floating to integer, int64 to "
-                  "int32, complex to real): convert explicitly with lz::cast<T>(e)");
-    if constexpr (rank_v<E> == R && R > 0) {
-      if (!broadcasts_to(e.shape(), dst.shape()))
-        throw_assign_shape(e.shape().data(), dst.shape().data(), R, assign_op_symbol(Op));
+    if constexpr (check_narrowing<value_t<E>, T, E>()) {
+      if constexpr (rank_v<E> == R && R > 0) {
+        if (!broadcasts_to(e.shape(), dst.shape()))
+          throw_assign_shape(e.shape().data(), dst.shape().data(), R, assign_op_symbol(Op));
+      }
+      if constexpr (static_tree_v<E> && rank_v<E> == R) {   // fixed-size operands: inline
+        constexpr shape_t<R> S = static_shape_of<E>::value; // (expr/fixed.hpp)
+        if (S == dst.shape()) {
+          fixed_eval::assign<Op, R, S>(dst.data(), dst.strides(), e);
+          return;
+        }
+      }
+      if constexpr (LZ_CHECKED) check_lifetimes(e);
+      fusion::execute<Op>(pol, dst, e);
     }
-    if constexpr (LZ_CHECKED) check_lifetimes(e);
-    fusion::execute<Op>(pol, dst, e);
   }
 }
 
@@ -119,9 +126,13 @@ void construct_from(tensor<T, R>& dst, const E& e) {
 
 template <class E>
 auto scalar_value(const E& e) {
-  tensor<value_t<E>, 0> t(shape_t<0>{}, uninitialized);
-  assign_with<assign_op::set>(automatic, t.view(), e);
-  return *t.data();
+  if constexpr (static_tree_v<E>) {
+    return fixed_eval::at(fixed_eval::prepare(e), shape_t<0>{});
+  } else {
+    tensor<value_t<E>, 0> t(shape_t<0>{}, uninitialized);
+    assign_with<assign_op::set>(automatic, t.view(), e);
+    return *t.data();
+  }
 }
 
 } // namespace detail
@@ -145,6 +156,10 @@ template <host_policy P, expression E>
 auto eval(const P& pol, const E& e) {
   if constexpr (rank_v<E> == 0 && requires { e.compute(pol); }) {
     return e.compute(pol);
+  } else if constexpr (detail::static_tree_v<E> && rank_v<E> > 0) { // a fixed tensor
+    detail::fixed_tensor_of_t<E> t(uninitialized);
+    t = e;
+    return t;
   } else {
     tensor<value_t<E>, rank_v<E>> t(e.shape(), uninitialized);
     detail::assign_with<detail::assign_op::set>(pol, t.view(), e);

@@ -91,6 +91,11 @@ tensor_view<T, R> explain_dst(tensor_view<T, R> v, const E&, bool&) {
   return v;
 }
 
+template <class T, index_t... N, class E>
+tensor_view<T, sizeof...(N)> explain_dst(fixed_tensor<T, N...>& t, const E&, bool&) {
+  return t.view();
+}
+
 template <class T>
 inline constexpr bool is_tensor_v = false;
 template <class T, std::size_t R>
@@ -118,6 +123,19 @@ fusion::explain_sink plan_text(const P& pol, D&& dst, const E& e, std::string& t
     title = cat("plan: dst", to_string(v.layout()), " ", sym, " scalar");
   }
   s.set_dst(v.data());
+  if constexpr (!scalar_like<E>) {
+    if constexpr (static_tree_v<E> && rank_v<E> == R) { // evaluate.hpp: the inline path
+      if (static_shape_of<E>::value == v.shape()) {
+        constexpr index_t n = extents_product(static_shape_of<E>::value);
+        s.loop(cat("inline, fixed: ", std::to_string(n), " elements computed in the caller",
+                   n <= fixed_eval::unroll_limit ? ", unrolled" : "",
+                   ", all before any is stored (aliasing-safe)"),
+               "fixed");
+        s.note({"no plan object, no BLAS, no heap, no threads (fixed-size operands only)"});
+        return s;
+      }
+    }
+  }
   fusion::plan_assign<Op>(s, pol, v, e);
   return s;
 }

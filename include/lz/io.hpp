@@ -4,6 +4,7 @@
 #pragma once
 
 #include <lz/evaluate.hpp>
+#include <lz/expr/fixed.hpp>
 #include <lz/layout/layout.hpp>
 
 #include <iosfwd>
@@ -68,6 +69,14 @@ std::ostream& operator<<(std::ostream& os, const tensor_view<T, R>& v) {
 template <class T, std::size_t R>
 std::ostream& operator<<(std::ostream& os, const tensor<T, R>& t) {
   return os << t.view();
+}
+template <class T, index_t... N>
+std::ostream& operator<<(std::ostream& os, const fixed_tensor<T, N...>& t) {
+  return os << t.view();
+}
+template <class T, std::size_t R, shape_t<R> E, shape_t<R> S>
+std::ostream& operator<<(std::ostream& os, const fixed_view<T, R, E, S>& v) {
+  return os << v.view();
 }
 /// Expressions print their value (evaluated into a temporary).
 template <expression E>

@@ -100,6 +100,24 @@ void throw_ragged(index_t expected, std::size_t depth, std::size_t got) {
                     " entries at depth " + std::to_string(depth) + ", got " + std::to_string(got));
 }
 
+void throw_fixed_list(index_t expected, std::size_t depth, std::size_t got) {
+  throw shape_error("lz: initializer list of a fixed-size tensor: expected " +
+                    std::to_string(expected) + " entries at depth " + std::to_string(depth) +
+                    ", got " + std::to_string(got));
+}
+
+void throw_batch_size(index_t got, index_t want) {
+  throw shape_error("lz: a batch of " + std::to_string(got) +
+                    " items in an expression assigned to "
+                    "a batch of " +
+                    std::to_string(want) + " items");
+}
+
+void throw_singular(const char* call, index_t n) {
+  throw linalg_error(std::string(call) + ": the " + std::to_string(n) + "x" + std::to_string(n) +
+                     " matrix is singular (determinant 0)");
+}
+
 void throw_null_data(const index_t* extents, std::size_t rank) {
   throw layout_error("lz: null pointer with non-empty shape " + dims_text(extents, rank));
 }

@@ -30,6 +30,7 @@ std::string type_of(const std::exception& e) {
   if (dynamic_cast<const std::length_error*>(&e)) return "std::length_error";
   if (dynamic_cast<const std::invalid_argument*>(&e)) return "std::invalid_argument";
   if (dynamic_cast<const std::bad_alloc*>(&e)) return "std::bad_alloc";
+  if (dynamic_cast<const lz::linalg_error*>(&e)) return "lz::linalg_error";
   if (dynamic_cast<const std::runtime_error*>(&e)) return "std::runtime_error";
   return "std::exception";
 }
@@ -172,6 +173,23 @@ std::vector<row> catalogue() {
        [] {
          (void)lz::tensor<double, 2>{{1.0, 2.0}, {3.0}};
        }},
+      {"a fixed-size tensor from an initializer list of another length",
+       "lz::shape_error",
+       {"fixed-size tensor", "expected 2 entries at depth 1, got 1"},
+       [] {
+         (void)lz::matrix2d{{1.0, 2.0}, {3.0}};
+       }},
+      {"a dynamic expression of another shape assigned to a fixed-size tensor",
+       "lz::shape_error",
+       {"(3,4)", "(4,4)"},
+       [] {
+         static lz::matrix4d f;
+         f = a;
+       }},
+      {"lz::inverse of a singular fixed-size matrix",
+       "lz::linalg_error",
+       {"lz::inverse", "4x4", "singular"},
+       [] { (void)lz::inverse(lz::matrix4d()); }},
       {"lz::random integers with low >= high",
        "std::invalid_argument",
        {"low < high"},

@@ -246,39 +246,44 @@ void device_assign_with(const device_policy& pol, device_view<T, R> dst, const E
                   "explicitly first");
     static_assert(rank_v<E> == R || rank_v<E> == 0,
                   "lz: the expression's rank differs from the destination's rank");
-    static_assert(!narrows<value_t<E>, T>(),
-                  "lz: this assignment narrows (double to float, floating to integer, int64 to "
-                  "int32, complex to real): convert explicitly with lz::cast<T>(e)");
-    if constexpr (rank_v<E> == R && R > 0) {
-      if (!broadcasts_to(e.shape(), dst.shape()))
-        throw shape_error(std::string("lz: cannot assign shape ") + to_string(e.shape()) +
-                          " to a device destination of shape " + to_string(dst.shape()) + " in '" +
-                          assign_op_symbol(Op) + "'");
-    }
-    const long long t0 = logging::on(logging::device) ? logging::now_ns() : 0;
-    {
-      device_temps temps(pol.stream);
-      if constexpr (has_product<E>()) {
-        device_execute<Op>(pol, dst, e, temps);
-      } else {
-        bool done = false;
-        if (device_uses_plan<T, R, E>(dst)) {
-          device_execute<Op>(pol, dst, e, temps);
-          done = true;
-        } else if constexpr (fusion::is_axis_reduction_v<E>) {
-          if (fusion::reduces_into(dst, e)) {
-            device_reduce_axis<Op>(pol, dst, e, temps);
-            done = true;
-          }
-        }
-        if (!done) device_map<Op>(pol, dst, e, temps);
+    static_assert(static_shape_of<E>::fixed_leaves == 0,
+                  "lz: a fixed-size tensor in a device expression: fixed tensors enter device "
+                  "code through lz::device_batch expressions (copied into the kernel); copy one "
+                  "to the device with lz::to_device(f) for other device expressions");
+    if constexpr (!check_narrowing<value_t<E>, T, E>() || static_shape_of<E>::fixed_leaves > 0)
+      return; // (the static_assert above is the error; nothing more to instantiate)
+    else {
+      if constexpr (rank_v<E> == R && R > 0) {
+        if (!broadcasts_to(e.shape(), dst.shape()))
+          throw shape_error(std::string("lz: cannot assign shape ") + to_string(e.shape()) +
+                            " to a device destination of shape " + to_string(dst.shape()) +
+                            " in '" + assign_op_symbol(Op) + "'");
       }
+      const long long t0 = logging::on(logging::device) ? logging::now_ns() : 0;
+      {
+        device_temps temps(pol.stream);
+        if constexpr (has_product<E>()) {
+          device_execute<Op>(pol, dst, e, temps);
+        } else {
+          bool done = false;
+          if (device_uses_plan<T, R, E>(dst)) {
+            device_execute<Op>(pol, dst, e, temps);
+            done = true;
+          } else if constexpr (fusion::is_axis_reduction_v<E>) {
+            if (fusion::reduces_into(dst, e)) {
+              device_reduce_axis<Op>(pol, dst, e, temps);
+              done = true;
+            }
+          }
+          if (!done) device_map<Op>(pol, dst, e, temps);
+        }
+      }
+      if (!pol.async) kernels::dev::stream_sync(pol.stream);
+      if (logging::on(logging::device) && !pol.async)
+        logging::write(logging::device, "assign " + to_string(dst.layout()) + " done in " +
+                                            std::to_string(double(logging::now_ns() - t0) * 1e-6) +
+                                            " ms");
     }
-    if (!pol.async) kernels::dev::stream_sync(pol.stream);
-    if (logging::on(logging::device) && !pol.async)
-      logging::write(logging::device, "assign " + to_string(dst.layout()) + " done in " +
-                                          std::to_string(double(logging::now_ns() - t0) * 1e-6) +
-                                          " ms");
   }
 }
 

@@ -3,6 +3,7 @@
 // into BLAS calls. Inner dimensions are checked here, at the line the user wrote.
 #pragma once
 
+#include <lz/expr/fixed.hpp>
 #include <lz/expr/nodes.hpp>
 #include <lz/expr/tensor.hpp>
 #include <lz/ops/operators.hpp>
@@ -34,6 +35,33 @@ struct matmul_expr {
   }
 };
 
+namespace detail {
+template <class A, class B>
+struct static_product_shape {
+  static constexpr bool known = [] { // both known and the inner dimensions agree
+    if constexpr (static_shape_of<A>::known && static_shape_of<B>::known)
+      return static_shape_of<A>::value[1] == static_shape_of<B>::value[0];
+    else
+      return false;
+  }();
+  static constexpr int fixed_leaves =
+      static_shape_of<A>::fixed_leaves + static_shape_of<B>::fixed_leaves;
+  static constexpr int batched = static_shape_of<A>::batched + static_shape_of<B>::batched;
+  static constexpr shape_t<rank_v<B>> value = [] {
+    shape_t<rank_v<B>> s{};
+    if constexpr (known) {
+      s[0] = static_shape_of<A>::value[0];
+      if constexpr (rank_v<B> == 2) s[1] = static_shape_of<B>::value[1];
+    }
+    return s;
+  }();
+};
+template <class A, class B>
+struct static_shape_of<matmul_expr<A, B>>
+    : std::conditional_t<(fixed_leaves_v<A, B> > 0), static_product_shape<A, B>, no_static_shape> {
+};
+} // namespace detail
+
 template <class E>
 inline constexpr bool is_matmul_v = false;
 template <class A, class B>
@@ -54,6 +82,13 @@ auto make_matmul(A&& a, B&& b) {
   static_assert(mixes_host_and_device(space_v<A> | space_v<B>) ||
                     !mixes_spaces(space_v<A> | space_v<B>),
                 "lz: a product mixes memory spaces; move one side explicitly first");
+  using SA = static_shape_of<closure_t<A&&>>;
+  using SB = static_shape_of<closure_t<B&&>>;
+  if constexpr (SA::fixed_leaves + SB::fixed_leaves > 0 && SA::known && SB::known) {
+    constexpr bool agree = fixed_product_agrees<fixed_shape_of_t<closure_t<A&&>>,
+                                                fixed_shape_of_t<closure_t<B&&>>>::value;
+    (void)agree; // (the check's own static_assert names both shapes)
+  }
   const auto sa = a.shape();
   const auto sb = b.shape();
   if (sa[1] != sb[0]) detail::throw_matmul_inner(sa.data(), sb.data(), rank_v<B>);

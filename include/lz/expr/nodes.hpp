@@ -267,6 +267,100 @@ void check_size(const shape_t<R>& s, const char* op) {
 
 } // namespace detail
 
+namespace detail {
+/// The shape of E when every leaf's shape is a compile-time constant (fixed-size tensors,
+/// expr/fixed.hpp): `known`, `value` (the shape), `fixed_leaves` (how many fixed leaves) and
+/// `batched` (how many of them are batches of fixed tensors, lz/batch.hpp: `value` is then the
+/// shape of one item). Each node kind declares its own next to its definition; anything else
+/// is not known.
+template <class E>
+struct static_shape_of {
+  static constexpr bool known = false;
+  static constexpr int fixed_leaves = 0;
+  static constexpr int batched = 0;
+};
+template <class S>
+struct static_shape_of<scalar_expr<S>> {
+  static constexpr bool known = true;
+  static constexpr int fixed_leaves = 0;
+  static constexpr int batched = 0;
+  static constexpr shape_t<0> value{};
+};
+/// The broadcast shape of operands A... (rank: the largest; rank-0 operands broadcast).
+template <class... A>
+struct static_broadcast {
+  /// Every operand's shape known (agreeing or not: check_fixed_operands reports a mismatch).
+  static constexpr bool operands_known = (static_shape_of<A>::known && ...);
+  static constexpr int fixed_leaves = (0 + ... + static_shape_of<A>::fixed_leaves);
+  static constexpr int batched = (0 + ... + static_shape_of<A>::batched);
+  static constexpr std::size_t rank = max_of<rank_v<A>...>;
+  static constexpr shape_t<rank> value = [] {
+    shape_t<rank> s{};
+    s.fill(1);
+    if constexpr (operands_known)
+      (
+          [&] {
+            if constexpr (rank_v<A> == rank && rank > 0)
+              for (std::size_t k = 0; k < rank; ++k)
+                if (static_shape_of<A>::value[k] != 1) s[k] = static_shape_of<A>::value[k];
+          }(),
+          ...);
+    return s;
+  }();
+  /// Known: the operands' shapes are known and broadcast to `value`.
+  static constexpr bool known = [] {
+    if constexpr (!operands_known) {
+      return false;
+    } else {
+      bool ok = true;
+      (
+          [&] {
+            if constexpr (rank_v<A> == rank && rank > 0)
+              for (std::size_t k = 0; k < rank; ++k)
+                ok = ok && (static_shape_of<A>::value[k] == value[k] ||
+                            static_shape_of<A>::value[k] == 1);
+          }(),
+          ...);
+      return ok;
+    }
+  }();
+};
+/// No fixed-size leaf below: not known (what the primary template says), without working out
+/// a broadcast shape (every dynamic map node instantiates this: compile time, perf/compile).
+struct no_static_shape {
+  static constexpr bool known = false;
+  static constexpr int fixed_leaves = 0;
+  static constexpr int batched = 0;
+};
+/// How many fixed-size leaves the operands A... have.
+template <class... A>
+inline constexpr int fixed_leaves_v = (0 + ... + static_shape_of<A>::fixed_leaves);
+template <class F, class... A>
+struct static_shape_of<map_expr<F, A...>>
+    : std::conditional_t<(fixed_leaves_v<A...> > 0), static_broadcast<A...>, no_static_shape> {};
+template <class... A>
+struct static_shape_of<static_broadcast<A...>> : static_broadcast<A...> {};
+/// A tree whose shape (or, over batches, whose items' shape) is known at compile time and that
+/// reads a fixed-size leaf.
+template <class E>
+inline constexpr bool static_shaped_v =
+    static_shape_of<std::remove_cvref_t<E>>::known&&
+        static_shape_of<std::remove_cvref_t<E>>::fixed_leaves > 0;
+/// A fixed tree: static_shaped_v and no batch operand; evaluated inline (expr/fixed.hpp), never
+/// by the fusion pass.
+template <class E>
+inline constexpr bool static_tree_v =
+    static_shaped_v<E>&& static_shape_of<std::remove_cvref_t<E>>::batched == 0;
+/// A tree over batches of fixed tensors (lz/batch.hpp): evaluated item by item, SIMD across items.
+template <class E>
+inline constexpr bool batched_tree_v =
+    static_shaped_v<E>&& static_shape_of<std::remove_cvref_t<E>>::batched > 0;
+
+/// Compile-time shape check of a node over fixed-size operands (defined in expr/fixed.hpp).
+template <class... A>
+constexpr bool check_fixed_operands();
+} // namespace detail
+
 /// Builds a map node from closures, computing (and checking) the broadcast shape now, at the
 /// line the user wrote. `op` names the operation in error messages.
 template <class F, class... A>
@@ -281,11 +375,21 @@ map_expr<F, A...> make_map(const char* op, F f, A... args) {
                 "with lz::to_device(x) or lz::to_host(d)");
   static_assert(mixes_host_and_device(space) || !mixes_spaces(space),
                 "lz: an expression mixes memory spaces; move one side explicitly first");
-  shape_t<R> s{};
-  bool first = true;
-  (detail::fold_shape<R>(s, first, args, op), ...);
-  detail::check_size(s, op);
-  return map_expr<F, A...>{f, {{std::move(args)}...}, s};
+  if constexpr (detail::fixed_leaves_v < A... >> 0 &&
+                detail::static_broadcast<A...>::operands_known) {
+    constexpr bool agree = detail::check_fixed_operands<A...>(); // one error naming the shapes
+    (void)agree;
+  }
+  if constexpr (detail::fixed_leaves_v < A... >> 0 &&
+                detail::static_shaped_v<map_expr<F, A...>>) { // fixed-size: shape known now
+    return map_expr<F, A...>{f, {{std::move(args)}...}, detail::static_broadcast<A...>::value};
+  } else {
+    shape_t<R> s{};
+    bool first = true;
+    (detail::fold_shape<R>(s, first, args, op), ...);
+    detail::check_size(s, op);
+    return map_expr<F, A...>{f, {{std::move(args)}...}, s};
+  }
 }
 
 /// A child expression with its dimensions reordered: result dim k is child dim perm[k]. Used

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <lz/config.hpp>
+#include <lz/expr/fwd.hpp>
 
 #include <cmath>
 #include <concepts>
@@ -566,5 +567,22 @@ using binary_ops =
     op_list<plus_fn, minus_fn, multiplies_fn, divides_fn, maximum_fn, minimum_fn, atan2_fn, pow_fn>;
 using compare_ops =
     op_list<equal_fn, not_equal_fn, less_fn, less_equal_fn, greater_fn, greater_equal_fn>;
+
+/// dst ⊕ v for the assignment operators (=, +=, -=, *=, /=), with the functors' semantics
+/// (integers wrap, x / 0 = 0). Every loop that stores an assignment uses it.
+LZ_HD_TEMPLATE
+template <lz::detail::assign_op Op, class A, class B>
+LZ_INLINE LZ_HD auto assign_combine(const A& a, const B& b) {
+  if constexpr (Op == lz::detail::assign_op::set)
+    return b;
+  else if constexpr (Op == lz::detail::assign_op::add)
+    return plus_fn{}(a, b);
+  else if constexpr (Op == lz::detail::assign_op::sub)
+    return minus_fn{}(a, b);
+  else if constexpr (Op == lz::detail::assign_op::mul)
+    return multiplies_fn{}(a, b);
+  else
+    return divides_fn{}(a, b);
+}
 
 } // namespace lz::fn

@@ -5,6 +5,7 @@
 // Nodes only: the engine computes them (fusion/rules/reduce.hpp: reduce_value, reduce_axis_into).
 #pragma once
 
+#include <lz/expr/fixed.hpp>
 #include <lz/expr/lifetime.hpp>
 #include <lz/expr/tensor.hpp>
 #include <lz/ops/math.hpp>
@@ -131,8 +132,12 @@ struct reduce_expr {
   /// The value, computed now (no cache).
   template <host_policy P>
   value_type compute_now(const P& pol) const {
-    if constexpr (LZ_CHECKED) detail::check_lifetimes(arg);
-    return detail::reduce_value(pol, *this);
+    if constexpr (detail::static_tree_v<E>) { // fixed-size operand: folded inline
+      return detail::fixed_eval::reduce_now(*this);
+    } else {
+      if constexpr (LZ_CHECKED) detail::check_lifetimes(arg);
+      return detail::reduce_value(pol, *this);
+    }
   }
 
   template <class P>
@@ -142,6 +147,16 @@ struct reduce_expr {
     return t;
   }
 };
+
+namespace detail {
+template <class Op, class Fin, class E>
+struct static_shape_of<reduce_expr<Op, Fin, E>> {
+  static constexpr bool known = static_shape_of<E>::known;
+  static constexpr int fixed_leaves = static_shape_of<E>::fixed_leaves;
+  static constexpr int batched = static_shape_of<E>::batched;
+  static constexpr shape_t<0> value{};
+};
+} // namespace detail
 
 /// Reduction of E along one axis: rank R-1.
 template <class Op, class Fin, class E>

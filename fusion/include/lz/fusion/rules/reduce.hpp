@@ -140,7 +140,7 @@ void exec_sink::reduce(const P& pol, tensor_view<T, R> dst, const E& e) {
     e.template apply_to<Op>(pol, dst);
   } else {
     T& d = *dst.data();
-    d = static_cast<T>(kernels::cpu::combine<Op>(d, e.compute(pol)));
+    d = static_cast<T>(fn::assign_combine<Op>(d, e.compute(pol)));
   }
 }
 namespace detail_reduce {

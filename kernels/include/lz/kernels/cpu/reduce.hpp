@@ -156,8 +156,7 @@ template <class Fin, class D, detail::assign_op AOp, class A>
 struct red_store {
   static void store(const void* partial, index_t count, char* dst) {
     D& o = *reinterpret_cast<D*>(dst);
-    o = static_cast<D>(
-        kernels::cpu::combine<AOp>(o, Fin{}(*static_cast<const A*>(partial), count)));
+    o = static_cast<D>(fn::assign_combine<AOp>(o, Fin{}(*static_cast<const A*>(partial), count)));
   }
 };
 

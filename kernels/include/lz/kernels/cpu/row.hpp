@@ -267,21 +267,6 @@ constexpr bool simd_ok() {
     return std::is_same_v<batch_result_t<B, E>, B>;
 }
 
-/// dst ⊕= v for the assignment operators (=, +=, -=, *=, /=).
-template <detail::assign_op Op, class A, class B>
-LZ_INLINE auto combine(const A& a, const B& b) {
-  if constexpr (Op == detail::assign_op::set)
-    return b;
-  else if constexpr (Op == detail::assign_op::add) // (the functors: integers wrap, x / 0 = 0)
-    return fn::plus_fn{}(a, b);
-  else if constexpr (Op == detail::assign_op::sub)
-    return fn::minus_fn{}(a, b);
-  else if constexpr (Op == detail::assign_op::mul)
-    return fn::multiplies_fn{}(a, b);
-  else
-    return fn::divides_fn{}(a, b);
-}
-
 /// Whether (D, tree) under Op can stream its stores: SIMD tree, '=' and a streaming store.
 template <class D, class E, bool Simd, detail::assign_op Op>
 constexpr bool stream_ok() {
@@ -330,7 +315,7 @@ void slab_kernel(const void* ctx, char* const* p, const index_t* so, index_t row
         if constexpr (Op == detail::assign_op::set)
           return b.template vec<L, B>(j);
         else
-          return combine<Op>(B::load_unaligned(out + j), b.template vec<L, B>(j));
+          return fn::assign_combine<Op>(B::load_unaligned(out + j), b.template vec<L, B>(j));
       };
       // The stream choice stays a run-time test, once per batch: the empty asm
       // keeps the compiler from unswitching the loop into a second copy of the tree's body
@@ -362,7 +347,7 @@ void slab_kernel(const void* ctx, char* const* p, const index_t* so, index_t row
     } else {
       for (; i < n; ++i) {
         D& o = out[i];
-        o = static_cast<D>(combine<Op>(o, b.template at<L>(i)));
+        o = static_cast<D>(fn::assign_combine<Op>(o, b.template at<L>(i)));
       }
     }
     for (std::size_t k = 0; k < N; ++k) q[k] += so[k];
