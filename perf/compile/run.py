@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 # perf/compile/run.py: compile-cost benchmark. Compiles, for lazuli, Eigen, xtensor and
 # Armadillo, (a) the main header alone, (b) the same 25 non-product expressions and (c) all 30
-# expressions (with the 5 matrix products, -DLZ_BENCH_PRODUCTS), each with
+# expressions (with the 5 matrix products, -DLZ_BENCH_PRODUCTS), and for lazuli and Eigen (d) 30
+# fixed-size expressions (*_fixed_30.cpp), each with
 #   g++ -std=c++20 -O2 -march=native -c
 # under /usr/bin/time -f '%e %M' (wall seconds, peak RSS; plus user+system CPU seconds, the
 # steadier figure on a loaded machine), runs interleaved, median of --runs.
@@ -26,6 +27,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 LIBS = ["lazuli", "eigen", "xtensor", "armadillo"]
+FIXED = ["lazuli", "eigen"]  # the fixed-size pair: *_fixed_30.cpp
 FLAGS = {
     "lazuli": [f"-I{ROOT}/include", f"-I{ROOT}/fusion/include", f"-I{ROOT}/kernels/include"],
     "eigen": ["-I/usr/include/eigen3"],
@@ -103,6 +105,8 @@ def main():
         with_products = {"lazuli": a.products, "xtensor": xblas}.get(lib, True)
         if with_products:
             jobs.append((lib, "30", f"{lib}_30.cpp", ["-DLZ_BENCH_PRODUCTS"]))
+        if lib in FIXED:
+            jobs.append((lib, "fixed", f"{lib}_fixed_30.cpp", []))
     samples = {(j[0], j[1]): [] for j in jobs}
     errors = {}
     load = [open("/proc/loadavg").read().split()[0]]
@@ -182,6 +186,20 @@ def main():
             per = f"{(e25 - h) / 25 * 1000:.0f} M" if h and e25 else "–"
             L.append(f"| {lib} | {icell(lib, 'header')} | {icell(lib, '25')} | "
                      f"{icell(lib, '30')} | {per} |")
+    L.append("")
+    L.append("Fixed-size: the 30 expressions of `lazuli_fixed_30.cpp` and `eigen_fixed_30.cpp` "
+             "(4×4, 3×3 and 6×6 matrices and vectors: products, elementwise, reductions, cross, "
+             "determinant, inverse; lz::fixed_matrix and Eigen's Matrix4d), same compiler and "
+             "flags; per expression = (file - header) / 30.\n")
+    L.append("| library | 30 fixed-size expressions | per expression | instructions |")
+    L.append("|---|---|---|---|")
+    for lib in FIXED:
+        h, f = med(lib, "header"), med(lib, "fixed")
+        per = (f"{(f[0] - h[0]) / 30 * 1000:.0f} ms ({(f[2] - h[2]) / 30 * 1000:.0f} ms cpu)"
+               if h and f else "–")
+        ins, ie = instr.get((lib, "fixed")), instr.get(("eigen", "fixed"))
+        icol = "–" if ins is None else f"{ins:.2f} G" + (f" ({ins / ie:.2f}x Eigen)" if ie else "")
+        L.append(f"| {lib} | {cell(f)} | {per} | {icol} |")
     L.append("")
     L.append("Samples (wall s / MiB / cpu s):\n")
     for (lib, kind), s in samples.items():

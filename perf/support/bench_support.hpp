@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <limits>
 #include <memory>
 #include <new>
@@ -96,6 +97,23 @@ double ns_per_call(F&& f, long calls) {
   }
   const auto t1 = std::chrono::steady_clock::now();
   return std::chrono::duration<double, std::nano>(t1 - t0).count() / double(calls);
+}
+
+/// The same in this thread's CPU time (clock_gettime(CLOCK_THREAD_CPUTIME_ID)): single-thread
+/// work judged without the time other tenants of a shared machine take from it.
+template <class F>
+double cpu_ns_per_call(F&& f, long calls) {
+  const auto now = [] {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return double(t.tv_sec) * 1e9 + double(t.tv_nsec);
+  };
+  const double t0 = now();
+  for (long i = 0; i < calls; ++i) {
+    f();
+    benchmark::ClobberMemory();
+  }
+  return (now() - t0) / double(calls);
 }
 
 /// The median (upper middle) of v.
