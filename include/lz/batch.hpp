@@ -368,6 +368,7 @@ class fixed_batch : public detail::compound_assign<fixed_batch<T, N...>> {
       static_assert(detail::static_shaped_v<E>,
                     "lz::fixed_batch: the expression must be over batches, fixed-size tensors "
                     "and scalars only");
+      detail::check_fixed_assignment<T, E, N...>();
       if constexpr (detail::fixed_assignable<T, E, N...>()) {
         detail::batch_eval::check_sizes(e, size());
         if constexpr (LZ_CHECKED) detail::check_lifetimes(e);

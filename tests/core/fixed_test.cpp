@@ -77,7 +77,9 @@ void compare_with_dynamic(std::mt19937_64& g) {
   lz::fixed_matrix<double, 1, N> row;
   fill_random(A, g), fill_random(B, g), fill_random(C, g), fill_random(At, g);
   fill_random(x, g), fill_random(y, g), fill_random(row, g);
-  auto a = dyn(A), b = dyn(B), c = dyn(C), at = dyn(At), xv = dyn(x), yv = dyn(y), rv = dyn(row);
+  const auto a = dyn(A), b = dyn(B), c = dyn(C), at = dyn(At);
+  const auto xv = dyn(x), yv = dyn(y);
+  const auto rv = dyn(row);
 
   D = A * B + C;
   check_close(D, lz::eval(a * b + c));

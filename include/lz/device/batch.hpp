@@ -106,6 +106,7 @@ class device_batch : public detail::compound_assign<device_batch<T, N...>> {
       static_assert(space_v<E> != memory_space::host,
                     "lz: a device batch expression reads a host batch; copy it with "
                     "lz::to_device(b)");
+      detail::check_fixed_assignment<T, E, N...>();
       if constexpr (detail::fixed_assignable<T, E, N...>()) {
         detail::batch_eval::check_sizes(e, size());
         detail::batch_eval::device_assign<Op, fixed_shape<N...>>(pol, data(), plane_stride(),

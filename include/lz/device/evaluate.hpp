@@ -250,7 +250,8 @@ void device_assign_with(const device_policy& pol, device_view<T, R> dst, const E
                   "lz: a fixed-size tensor in a device expression: fixed tensors enter device "
                   "code through lz::device_batch expressions (copied into the kernel); copy one "
                   "to the device with lz::to_device(f) for other device expressions");
-    if constexpr (!check_narrowing<value_t<E>, T, E>() || static_shape_of<E>::fixed_leaves > 0)
+    check_narrowing<value_t<E>, T, E>();
+    if constexpr (narrows<value_t<E>, T>() || static_shape_of<E>::fixed_leaves > 0)
       return; // (the static_assert above is the error; nothing more to instantiate)
     else {
       if constexpr (rank_v<E> == R && R > 0) {

@@ -133,10 +133,12 @@ struct fixed_operand_agrees : std::true_type {};
 template <class A, class All>
 struct fixed_operand_agrees<A, All, true>
     : std::bool_constant<fixed_operands_agree<fixed_shape_of_t<A>, All>::value> {};
+/// Instantiates the shape check of every operand against the broadcast shape: a mismatch is one
+/// compile error (the check's static_assert). Called as a statement (see check_narrowing).
 template <class... A>
-constexpr bool check_fixed_operands() {
+constexpr void check_fixed_operands() {
   using all = fixed_shape_of_t<static_broadcast<A...>>;
-  return (fixed_operand_agrees<A, all>::value && ...);
+  (void)(fixed_operand_agrees<A, all>::value && ...);
 }
 
 /// Alignment of a fixed tensor's elements: the largest power of two (at most 64) that divides
@@ -202,18 +204,33 @@ namespace detail {
 
 /// The compile-time checks of `fixed destination of shape N... ⊕= e` (e a fixed tree, or a tree
 /// over batches whose items are e's shape): rank, shape (one error naming both shapes) and
-/// narrowing into T. True when the assignment may be instantiated.
+/// narrowing into T. Called as a statement; fixed_assignable says whether to go on.
 template <class T, class E, index_t... N>
-constexpr bool fixed_assignable() {
+constexpr void check_fixed_assignment() {
   static_assert(rank_v<E> == sizeof...(N) || rank_v<E> == 0,
                 "lz: the expression's rank differs from the destination's rank");
-  constexpr bool agree = [] { // (the check's own static_assert names both shapes)
-    if constexpr (rank_v<E> == sizeof...(N))
-      return fixed_assignment_agrees<fixed_shape_of_t<E>, fixed_shape<N...>>::value;
-    else
-      return rank_v<E> == 0;
-  }();
-  return check_narrowing<value_t<E>, T, E>() && agree;
+  if constexpr (rank_v<E> == sizeof...(N))
+    (void)fixed_assignment_agrees<fixed_shape_of_t<E>, fixed_shape<N...>>::value;
+  check_narrowing<value_t<E>, T, E>();
+}
+/// True when check_fixed_assignment passes (no static_assert of its own).
+template <class T, class E, index_t... N>
+constexpr bool fixed_assignable() {
+  constexpr std::size_t R = sizeof...(N);
+  if constexpr (narrows<value_t<E>, T>())
+    return false;
+  else if constexpr (rank_v<E> == 0)
+    return true;
+  else if constexpr (rank_v<E> != R)
+    return false;
+  else
+    return [] {
+      constexpr shape_t<R> to{N...};
+      constexpr auto from = static_shape_of<std::remove_cvref_t<E>>::value;
+      for (std::size_t k = 0; k < R; ++k)
+        if (from[k] != to[k] && from[k] != 1) return false;
+      return true;
+    }();
 }
 
 /// +=, -=, *=, /= of the fixed-size destinations (fixed_tensor, fixed_batch, device_batch),
@@ -668,7 +685,8 @@ constexpr bool simd_matvec_ok() {
     return false;
   } else {
     using T = value_t<L>;
-    constexpr auto la = L::static_layout, lx = V::static_layout;
+    constexpr auto la = L::static_layout;
+    constexpr auto lx = V::static_layout;
     if constexpr (!std::is_same_v<T, value_t<V>> ||
                   !(std::is_same_v<T, float> || std::is_same_v<T, double>) || L::rank != 2 ||
                   V::rank != 1)
@@ -888,6 +906,7 @@ LZ_INLINE void fixed_tensor<T, N...>::assign(const E& e) {
     detail::fixed_eval::assign<Op, rank, static_extents>(data_, static_strides,
                                                          scalar_expr<T>{static_cast<T>(e)});
   } else if constexpr (detail::static_tree_v<E>) {
+    detail::check_fixed_assignment<T, E, N...>();
     if constexpr (detail::fixed_assignable<T, E, N...>())
       detail::fixed_eval::assign<Op, rank, static_extents>(data_, static_strides, e);
   } else {

@@ -69,16 +69,16 @@ constexpr bool narrows() {
     return false; // integer to floating; other types convert as they define
 }
 
-/// The compile error of an implicit narrowing assignment (every assignment path checks it, with
-/// the expression's type as `Where`: one error per assignment, not per pair of types); true when
-/// the assignment may go on: `if constexpr (check_narrowing<V, T, E>()) { ... }` keeps the rest
-/// from adding errors after this one.
+/// The compile error of an implicit narrowing assignment (every assignment path calls it, with
+/// the expression's type as `Where`: one error per assignment, not per pair of types). Called
+/// as a statement, then `if constexpr (!narrows<V, T>()) { ... }` keeps the rest from adding
+/// errors after this one (a static_assert inside an `if constexpr` condition would be a second
+/// error under clang: "not a constant expression").
 template <class From, class To, class Where>
-constexpr bool check_narrowing() {
+constexpr void check_narrowing() {
   static_assert(!narrows<From, To>(),
                 "lz: this assignment narrows (double to float, floating to integer, int64 to "
                 "int32, complex to real): convert explicitly with lz::cast<T>(e)");
-  return !narrows<From, To>();
 }
 
 // Node kinds drive every traversal (flatten, bind, cost, explain) with one `if constexpr`.

@@ -358,7 +358,7 @@ inline constexpr bool batched_tree_v =
 
 /// Compile-time shape check of a node over fixed-size operands (defined in expr/fixed.hpp).
 template <class... A>
-constexpr bool check_fixed_operands();
+constexpr void check_fixed_operands();
 } // namespace detail
 
 /// Builds a map node from closures, computing (and checking) the broadcast shape now, at the
@@ -377,8 +377,7 @@ map_expr<F, A...> make_map(const char* op, F f, A... args) {
                 "lz: an expression mixes memory spaces; move one side explicitly first");
   if constexpr (detail::fixed_leaves_v < A... >> 0 &&
                 detail::static_broadcast<A...>::operands_known) {
-    constexpr bool agree = detail::check_fixed_operands<A...>(); // one error naming the shapes
-    (void)agree;
+    detail::check_fixed_operands<A...>(); // a mismatch: one diagnostic naming both shapes
   }
   if constexpr (detail::fixed_leaves_v < A... >> 0 &&
                 detail::static_shaped_v<map_expr<F, A...>>) { // fixed-size: shape known now
