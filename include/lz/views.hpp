@@ -121,13 +121,9 @@ requires detail::fixed_leaf<X>
 auto transpose(X&& x LZ_LIFETIMEBOUND) {
   using L = std::remove_cvref_t<X>;
   constexpr std::size_t R = rank_v<L>;
-  constexpr auto rev = [](const shape_t<R>& s) {
-    shape_t<R> r{};
-    for (std::size_t k = 0; k < R; ++k) r[k] = s[R - 1 - k];
-    return r;
-  };
   using T = std::remove_pointer_t<decltype(x.data())>;
-  return fixed_view<T, R, rev(L::static_layout.extents), rev(L::static_layout.strides)>(x.data());
+  return fixed_view<T, R, detail::reversed(L::static_layout.extents),
+                    detail::reversed(L::static_layout.strides)>(x.data());
 }
 
 /// Slicing view: one argument per dimension (index, lz::range, lz::all).
