@@ -79,6 +79,25 @@ if(NOT TARGET lazuli::cblas)
   endif()
 endif()
 
+# LAPACK (the solvers, kernels/lapack): the CBLAS library's own when it carries one (OpenBLAS
+# does), else the reference liblapack.
+if(NOT TARGET lazuli::lapack)
+  include(CheckFunctionExists)
+  set(CMAKE_REQUIRED_LIBRARIES "${LZ_BLAS_LIBRARY}")
+  set(CMAKE_REQUIRED_QUIET ON)
+  check_function_exists(dgetrf_ LZ_BLAS_HAS_LAPACK)
+  unset(CMAKE_REQUIRED_LIBRARIES)
+  unset(CMAKE_REQUIRED_QUIET)
+  add_library(lazuli::lapack INTERFACE IMPORTED)
+  if(NOT LZ_BLAS_HAS_LAPACK)
+    find_library(LZ_LAPACK_LIBRARY NAMES lapack)
+    if(NOT LZ_LAPACK_LIBRARY)
+      _lz_missing("a LAPACK library (liblapack; the CBLAS '${_lz_blas}' has none)")
+    endif()
+    set_target_properties(lazuli::lapack PROPERTIES INTERFACE_LINK_LIBRARIES "${LZ_LAPACK_LIBRARY}")
+  endif()
+endif()
+
 if(NOT _lz_package_mode)
   # Older names, kept for targets inside lazuli's own tree.
   add_library(lz_xsimd ALIAS lazuli::xsimd)
