@@ -121,6 +121,46 @@ std::string describe_level1(const char* routine, index_t n, const std::string& a
   return s + ")";
 }
 
+std::string describe_lapack(const char* routine, char t, char u, index_t m, index_t n, index_t nrhs,
+                            index_t lda, index_t ldb, int a, int b) {
+  const std::string r = routine;
+  const bool solves = r.find("trs") != std::string::npos || r.find("gels") != std::string::npos;
+  std::string s = r + "(";
+  if (r.find("getrs") != std::string::npos || r.find("trtrs") != std::string::npos ||
+      r.find("gels") != std::string::npos)
+    s += std::string(1, t) + ", ";
+  if (r.find("potr") != std::string::npos || r.find("trtrs") != std::string::npos)
+    s += std::string(u == 'L' ? "Lower" : "Upper") + ", ";
+  if (r.find("gels") != std::string::npos) s += "m=" + std::to_string(m) + ", ";
+  s += "n=" + std::to_string(n);
+  if (solves) s += ", nrhs=" + std::to_string(nrhs);
+  s += ", " + who(a, "A") + " lda=" + std::to_string(lda);
+  if (solves)
+    s += ", " + who(b, "B") + " ldb=" + std::to_string(ldb) + ") → " + who(b, "B");
+  else
+    s += ") in place";
+  return s;
+}
+
+void throw_lapack_info(const char* call, const char* routine, int info, index_t m, index_t n) {
+  const std::string r = routine;
+  const std::string size = std::to_string(m) + "x" + std::to_string(n);
+  const std::string i = std::to_string(info);
+  std::string why;
+  if (r.find("potrf") != std::string::npos)
+    why = "the " + size + " matrix is not positive definite: its leading minor of order " + i +
+          " is not";
+  else if (r.find("trtrs") != std::string::npos)
+    why = "the " + size + " triangular matrix is singular: its diagonal entry (" + i + ", " + i +
+          ") is zero";
+  else if (r.find("gels") != std::string::npos)
+    why = "the " + size + " matrix does not have full rank: R(" + i + ", " + i + ") is zero";
+  else
+    why = "the " + size + " matrix is singular: U(" + i + ", " + i + ") of its LU factors is zero";
+  throw linalg_error(std::string(call) + ": " + r + ": " + why + " (1-based, LAPACK info " + i +
+                     ")");
+}
+
 } // namespace fusion::detail_plan
 
 namespace fusion {

@@ -63,6 +63,9 @@ std::string expr_text(const E& e) {
     return cat("broadcast_to(", expr_text(e.arg), ", ", to_string(e.shape()), ")");
   } else if constexpr (is_matmul_v<std::remove_cvref_t<E>>) {
     return cat("(", expr_text(e.lhs), " · ", expr_text(e.rhs), ")");
+  } else if constexpr (requires { e.lhs, e.rhs, std::remove_cvref_t<E>::op_name(); }) {
+    return cat(std::remove_cvref_t<E>::op_name(), "(", expr_text(e.lhs), ", ", expr_text(e.rhs),
+               ")");
   } else if constexpr (requires { e.axis; }) {
     return cat(std::remove_cvref_t<E>::op_name(), "(", expr_text(e.arg), ", axis ",
                std::to_string(e.axis), ")");

@@ -10,6 +10,7 @@
 #include <lz/expr/matmul.hpp>
 #include <lz/info.hpp>
 #include <lz/io.hpp>
+#include <lz/linalg.hpp>
 #include <lz/ops/fixed_linalg.hpp>
 #include <lz/ops/math.hpp>
 #include <lz/ops/operators.hpp>

@@ -118,6 +118,12 @@ void throw_singular(const char* call, index_t n) {
                      " matrix is singular (determinant 0)");
 }
 
+void throw_solve_shape(const char* call, const char* what, const index_t* a, const index_t* b,
+                       std::size_t rb) {
+  throw shape_error(std::string(call) + ": " + what + ": matrix " + dims_text(a, 2) +
+                    ", right-hand side " + dims_text(b, rb));
+}
+
 void throw_null_data(const index_t* extents, std::size_t rank) {
   throw layout_error("lz: null pointer with non-empty shape " + dims_text(extents, rank));
 }

@@ -190,6 +190,22 @@ std::vector<row> catalogue() {
        "lz::linalg_error",
        {"lz::inverse", "4x4", "singular"},
        [] { (void)lz::inverse(lz::matrix4d()); }},
+      {"lz::solve, inv(A) * B, lz::inv or lz::lu of a singular matrix",
+       "lz::linalg_error",
+       {"lz::solve", "dgetrf", "3x3", "singular", "info 1"},
+       [] {
+         dst = lz::solve(lz::tensor<double, 2>(lz::zeros<double>({3, 3})), a);
+       }},
+      {"lz::solve(lz::sympd(A), b) or lz::cholesky of a matrix that is not positive definite",
+       "lz::linalg_error",
+       {"lz::solve", "dpotrf", "not positive definite", "order 1"},
+       [] {
+         dst = lz::solve(lz::sympd(-lz::tensor<double, 2>(lz::ones<double>({3, 3}))), a);
+       }},
+      {"a solver whose matrix is not square or whose rows differ from the right-hand side's",
+       "lz::shape_error",
+       {"lz::solve", "(4,4)", "(3,4)"},
+       [] { dst = lz::solve(sq, a); }},
       {"lz::random integers with low >= high",
        "std::invalid_argument",
        {"low < high"},

@@ -128,6 +128,12 @@ class device_exec_sink {
     if constexpr (std::is_same_v<V, float> || std::is_same_v<V, double>)
       kernels::dev::blas::scal(pol_.stream, g.n, g.alpha, g.x.ptr, g.x.rs);
   }
+  /// Solver steps on the device need cuSOLVER, which is not built yet: solver nodes over device
+  /// tensors are refused where they are built (expr/solve.hpp), so no plan reaches this.
+  template <class V>
+  void lapack(const char*, const fusion::lapack_step<V>&) {
+    static_assert(sizeof(V) == 0, "lz: solver steps on the device need the cuSOLVER backend");
+  }
   /// One cuBLASLt call; when the epilogue is unavailable, gemm (β = 0) then ONE elementwise pass
   /// dst = maximum(dst + bias, 0) (`pass` builds that tree over the destination).
   template <class V, class Pass>

@@ -5,6 +5,7 @@
 
 #include <lz/expr/fixed.hpp>
 #include <lz/expr/nodes.hpp>
+#include <lz/expr/solve.hpp>
 #include <lz/expr/tensor.hpp>
 #include <lz/ops/operators.hpp>
 
@@ -73,6 +74,9 @@ namespace detail {
 [[noreturn]] void throw_matmul_inner(const index_t* a, const index_t* b, std::size_t rb);
 
 template <class A, class B>
+auto make_plain_matmul(A&& a, B&& b);
+
+template <class A, class B>
 auto make_matmul(A&& a, B&& b) {
   static_assert(rank_v<A> == 2 && (rank_v<B> == 2 || rank_v<B> == 1),
                 "lz::matmul: the left operand must be a matrix and the right a matrix or vector");
@@ -82,6 +86,17 @@ auto make_matmul(A&& a, B&& b) {
   static_assert(mixes_host_and_device(space_v<A> | space_v<B>) ||
                     !mixes_spaces(space_v<A> | space_v<B>),
                 "lz: a product mixes memory spaces; move one side explicitly first");
+  if constexpr (inverse_factor_v<A>) { // inv(A) * B: a solve, never an inverse
+    return make_inverse_product(a, std::forward<B>(b));
+  } else if constexpr (inverse_factor_v<B>) { // B * inv(A): the transposed solve
+    return make_product_inverse(std::forward<A>(a), b);
+  } else {
+    return make_plain_matmul(std::forward<A>(a), std::forward<B>(b));
+  }
+}
+
+template <class A, class B>
+auto make_plain_matmul(A&& a, B&& b) {
   using SA = static_shape_of<closure_t<A&&>>;
   using SB = static_shape_of<closure_t<B&&>>;
   if constexpr (SA::fixed_leaves + SB::fixed_leaves > 0 && SA::known && SB::known) {

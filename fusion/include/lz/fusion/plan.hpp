@@ -11,6 +11,7 @@
 #include <lz/kernels/alias.hpp>
 #include <lz/kernels/blas/blas.hpp>
 #include <lz/kernels/cpu/loop.hpp>
+#include <lz/kernels/lapack/lapack.hpp>
 #include <lz/log.hpp>
 #include <lz/ops/reductions.hpp>
 #include <lz/policy.hpp>
@@ -27,6 +28,10 @@ namespace lz::fusion {
 /// first whose pattern matches a tree at compile time); the device's own rule last.
 enum class rule_id {
   reduce,
+  normal_equations,
+  solve,
+  triangular,
+  inverse,
   gemm,
   gemv,
   sum_of_products,
@@ -151,7 +156,30 @@ struct scal_step {
   mat<V> x;
 };
 
+/// The LAPACK routines a plan step runs (kernels/lapack).
+enum class lapack_op : unsigned char { getrf, getrs, getri, potrf, potrs, trtrs, gels };
+
+/// One LAPACK step on column-major operands (rs == 1, cs = the leading dimension): a
+/// factorization of A in place (getrf, potrf), a solve of B in place with A's factors (getrs,
+/// potrs, trtrs), an inverse from the factors (getri) or a least-squares solve (gels: A m×n, B
+/// max(m, n)×nrhs). `call` is the user's function, named by the error a singular matrix raises.
+template <class V>
+struct lapack_step {
+  lapack_op op = lapack_op::getrf;
+  kernels::blas::trans t = kernels::blas::trans::none;
+  kernels::blas::uplo u = kernels::blas::uplo::lower;
+  index_t m = 0, n = 0, nrhs = 0;
+  mat<V> A, B;
+  int* ipiv = nullptr;
+  const char* call = "lz::solve";
+};
+
 namespace detail_plan {
+std::string describe_lapack(const char* routine, char t, char u, index_t m, index_t n, index_t nrhs,
+                            index_t lda, index_t ldb, int a, int b);
+/// linalg_error for LAPACK's info > 0 from `routine` on an m×n matrix, in the user's `call`.
+[[noreturn]] void throw_lapack_info(const char* call, const char* routine, int info, index_t m,
+                                    index_t n);
 std::string describe_gemm(const char* routine, bool generic, char o, char ta, char tb, index_t m,
                           index_t n, index_t k, const std::string& alpha, const std::string& beta,
                           index_t lda, index_t ldb, index_t ldc, int a, int b, int c);
@@ -284,6 +312,9 @@ class exec_sink {
   void axpy(const char* rule, const axpy_step<V>& g);
   template <class V>
   void scal(const char* rule, const scal_step<V>& g);
+  /// A LAPACK step (kernels/lapack); info > 0 throws lz::linalg_error naming step.call.
+  template <class V>
+  void lapack(const char* rule, const lapack_step<V>& g);
   /// The map step: dst ⊕= e as one elementwise loop (rules/map.hpp; no opaque node left in e).
   template <lz::detail::assign_op Op, class P, class T, std::size_t R, class E>
   void map(const P& pol, tensor_view<T, R> dst, const E& e);
@@ -382,6 +413,16 @@ class explain_sink {
          rule);
   }
 
+  template <class V>
+  void lapack(const char* rule, const lapack_step<V>& g) {
+    static constexpr const char* ops[] = {"getrf", "getrs", "getri", "potrf",
+                                          "potrs", "trtrs", "gels"};
+    step(detail_plan::describe_lapack(detail_plan::blas_name<V>(ops[int(g.op)]), char(g.t),
+                                      char(g.u), g.m, g.n, g.nrhs, g.A.cs, g.B.cs, g.A.from.id,
+                                      g.B.from.id),
+         rule);
+  }
+
   /// A loop step, already described.
   void loop(const std::string& text, const char* rule) { step(text, rule); }
   template <lz::detail::assign_op Op, class P, class T, std::size_t R, class E>
@@ -468,6 +509,41 @@ template <class V>
 void exec_sink::scal(const char*, const scal_step<V>& g) {
   if constexpr (std::is_same_v<V, float> || std::is_same_v<V, double>)
     kernels::blas::scal(g.n, g.alpha, g.x.ptr, g.x.rs);
+}
+
+template <class V>
+void exec_sink::lapack(const char*, const lapack_step<V>& g) {
+  namespace lp = kernels::lapack;
+  using kernels::blas::uplo;
+  static constexpr const char* ops[] = {"getrf", "getrs", "getri", "potrf",
+                                        "potrs", "trtrs", "gels"};
+  int info = 0;
+  switch (g.op) {
+  case lapack_op::getrf:
+    info = lp::getrf(g.m, g.n, g.A.ptr, g.A.cs, g.ipiv);
+    break;
+  case lapack_op::getrs:
+    lp::getrs(g.t, g.n, g.nrhs, g.A.ptr, g.A.cs, g.ipiv, g.B.ptr, g.B.cs);
+    break;
+  case lapack_op::getri:
+    info = lp::getri(g.n, g.A.ptr, g.A.cs, g.ipiv);
+    break;
+  case lapack_op::potrf:
+    info = lp::potrf(g.u, g.n, g.A.ptr, g.A.cs);
+    break;
+  case lapack_op::potrs:
+    lp::potrs(g.u, g.n, g.nrhs, g.A.ptr, g.A.cs, g.B.ptr, g.B.cs);
+    break;
+  case lapack_op::trtrs:
+    info = lp::trtrs(g.u, g.t, lp::diag::non_unit, g.n, g.nrhs, g.A.ptr, g.A.cs, g.B.ptr, g.B.cs);
+    break;
+  case lapack_op::gels:
+    info = lp::gels(g.t, g.m, g.n, g.nrhs, g.A.ptr, g.A.cs, g.B.ptr, g.B.cs);
+    break;
+  }
+  if (info > 0)
+    detail_plan::throw_lapack_info(g.call, detail_plan::blas_name<V>(ops[int(g.op)]), info, g.m,
+                                   g.n);
 }
 
 } // namespace lz::fusion

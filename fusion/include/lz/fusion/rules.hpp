@@ -11,12 +11,16 @@
 #include <lz/fusion/rules/dot.hpp>
 #include <lz/fusion/rules/gemm.hpp>
 #include <lz/fusion/rules/gemv.hpp>
+#include <lz/fusion/rules/inverse.hpp>
 #include <lz/fusion/rules/level1.hpp>
 #include <lz/fusion/rules/map.hpp>
 #include <lz/fusion/rules/nested.hpp>
+#include <lz/fusion/rules/normal_equations.hpp>
 #include <lz/fusion/rules/reduce.hpp>
+#include <lz/fusion/rules/solve.hpp>
 #include <lz/fusion/rules/sum_of_products.hpp>
 #include <lz/fusion/rules/transpose.hpp>
+#include <lz/fusion/rules/triangular.hpp>
 #include <lz/fusion/rules/via_temp.hpp>
 #include <lz/fusion/sink.hpp>
 
@@ -70,14 +74,18 @@ struct rule_list {
 };
 
 /// The rules, in order.
-using rule_order = rule_list<rules::reduce,          // an axis reduction straight into dst
-                             rules::gemm,            // product terms → BLAS calls into dst
-                             rules::gemv,            //
-                             rules::sum_of_products, //
-                             rules::level1,          // axpy / scal in place
-                             rules::via_temp,        // a product reading dst → a temporary first
-                             rules::nested,          // groups planned first, then one loop
-                             rules::map>;            // everything elementwise, one loop
+using rule_order = rule_list<rules::reduce,           // an axis reduction straight into dst
+                             rules::normal_equations, // inv(AᵀA)·Aᵀ·b → one QR solve
+                             rules::solve,            // solves → getrf/potrf/gels + solve
+                             rules::triangular,       // triangular solves → trtrs in place
+                             rules::inverse,          // inv(A) alone → getrf + getri
+                             rules::gemm,             // product terms → BLAS calls into dst
+                             rules::gemv,             //
+                             rules::sum_of_products,  //
+                             rules::level1,           // axpy / scal in place
+                             rules::via_temp,         // a product reading dst → a temporary first
+                             rules::nested,           // groups planned first, then one loop
+                             rules::map>;             // everything elementwise, one loop
 
 /// The first rule of `rule_order` for dst (T, R) ⊕= E at compile time (a scalar: map).
 template <class T, std::size_t R, class E>

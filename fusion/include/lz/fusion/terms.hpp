@@ -183,7 +183,7 @@ void for_each_leaf_deep(const E& e, F&& v) {
     v(e);
   else if constexpr (std::is_same_v<K, lz::detail::map_kind>)
     for_each_arg(e, [&](const auto& c) { for_each_leaf_deep(c, v); });
-  else if constexpr (is_matmul_v<std::remove_cvref_t<E>>) {
+  else if constexpr (requires { e.lhs, e.rhs; }) { // products, solves
     for_each_leaf_deep(e.lhs, v);
     for_each_leaf_deep(e.rhs, v);
   } else if constexpr (requires { e.arg; })
