@@ -22,6 +22,12 @@ alloc_stats stats() noexcept;
 /// Zero the counters.
 void reset_stats() noexcept;
 
+/// Returns the freed large buffers lazuli keeps for reuse to the system. Buffers of 1 MiB or
+/// more (up to 8 of them, 256 MiB in all) are kept when freed and reused by the next allocation
+/// they fit, so that a repeated assignment with a large temporary (a solve's factor copy) does
+/// not pay the kernel's zero-filling of fresh pages each time.
+void release_cached_memory() noexcept;
+
 namespace detail {
 /// 64-byte aligned allocation of `bytes` (0 gives nullptr); throws std::bad_alloc.
 void* allocate_bytes(std::size_t bytes);

@@ -7,10 +7,13 @@
 #include <support/check.hpp>
 #include <support/recording.hpp>
 
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <sstream>
+#include <thread>
+#include <vector>
 
 namespace {
 
@@ -405,3 +408,41 @@ BOOST_AUTO_TEST_CASE(printing_empty_and_rank_3_tensors_matches_numpy) {
 }
 
 } // namespace
+
+BOOST_AUTO_TEST_CASE(large_freed_buffers_are_reused_and_released_on_request) {
+  lz::release_cached_memory();
+  const index_t n = 512 * 1024; // 4 MiB of doubles: above the 1 MiB the cache keeps
+  const void* first = nullptr;
+  {
+    lz::vector<double> a(n);
+    first = a.data();
+  }
+  lz::reset_stats();
+  {
+    lz::vector<double> b(n / 2 + 1); // fits the cached block within a factor of two
+    BOOST_TEST(b.data() == first);
+    BOOST_TEST(b(0) == 0.0); // a reused block is zero-filled like a fresh one
+    BOOST_TEST(b(n / 2) == 0.0);
+  }
+  BOOST_TEST(lz::stats().allocations == 1u); // still counted as an allocation
+  BOOST_TEST(lz::stats().deallocations == 1u);
+  {
+    lz::vector<double> c(n / 4); // too small for it: a fresh block
+    BOOST_TEST(c.data() != first);
+  }
+  lz::release_cached_memory();
+  // Many threads allocating and freeing large buffers at once (run under TSan in CI).
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> ts;
+  for (int t = 0; t < 4; ++t)
+    ts.emplace_back([t, &wrong] {
+      for (int i = 0; i < 50; ++i) {
+        lz::vector<double> v(index_t(200'000 + 1000 * t + i));
+        v(0) = 1;
+        if (double(lz::sum(v)) != 1.0) ++wrong;
+      }
+    });
+  for (auto& th : ts) th.join();
+  BOOST_TEST(wrong.load() == 0);
+  lz::release_cached_memory();
+}
