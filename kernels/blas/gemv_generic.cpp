@@ -155,6 +155,31 @@ void cols_kernel(index_t i0, index_t i1, index_t n, S alpha, const S* A, index_t
   }
 }
 
+// Few outputs, each a long sum (transpose(X)*r with a row-major X of m ≫ n rows): the row
+// blocks give one thread at most, so the sum is split instead, into chunks of `sum_chunk` terms
+// (the last one takes the remainder), each chunk's partial sums into its own row of `part`, then
+// added in chunk order. The chunks depend on n alone: the same bits for any thread count.
+constexpr index_t sum_chunk = 8192;
+
+template <class S>
+void split_sum_kernel(index_t m, index_t n, S alpha, const S* A, index_t csa, const S* x, S beta,
+                      S* y, index_t incy) {
+  const index_t chunks = n / sum_chunk;
+  std::vector<S> part(std::size_t(chunks * m));
+  cpu::parallel_for(chunks, 1, [&](index_t c0, index_t c1) {
+    for (index_t c = c0; c < c1; ++c) {
+      const index_t j0 = c * sum_chunk, j1 = c + 1 == chunks ? n : j0 + sum_chunk;
+      cols_kernel(0, m, j1 - j0, S(1), A + j0 * csa, csa, x + j0, S(0),
+                  part.data() + std::size_t(c * m), 1);
+    }
+  });
+  for (index_t i = 0; i < m; ++i) {
+    S acc = part[std::size_t(i)];
+    for (index_t c = 1; c < chunks; ++c) acc += part[std::size_t(c * m + i)];
+    finish(acc, alpha, beta, y + i * incy);
+  }
+}
+
 // Any strides: one plain dot per row.
 template <class S>
 void strided_kernel(index_t i0, index_t i1, index_t n, S alpha, const S* A, index_t rsa,
@@ -223,6 +248,8 @@ void gemv_generic(index_t m, index_t n, T alpha, const T* A, index_t rsa, index_
       cpu::parallel_for(ceil_div4(m), ceil_div4(grain), [&](index_t b0, index_t e0) {
         rows_kernel(b0 * 4, std::min(m, e0 * 4), n, a, As, rsa, xs, b, ys, incy);
       });
+    } else if ((rsa == 1 || m == 1) && m <= split_sum_max_rows && n >= 2 * sum_chunk) {
+      split_sum_kernel(m, n, a, As, csa, xs, b, ys, incy);
     } else if (rsa == 1 || m == 1) {
       const index_t blocks = (m + cols_block - 1) / cols_block;
       cpu::parallel_for(blocks, std::max<index_t>(1, grain / cols_block),

@@ -110,3 +110,40 @@ BOOST_AUTO_TEST_CASE(wrong_vector_length_is_a_shape_error) {
   lz::vector<double> x(4);
   BOOST_CHECK_THROW(A * x, lz::shape_error);
 }
+
+BOOST_AUTO_TEST_CASE(a_tall_transposed_product_splits_its_long_sums_over_threads) {
+  // transpose(X) * r with X row-major 40000 × 50: 50 outputs, each a sum of 40000 terms. BLAS
+  // would thread over the 50 outputs; the own kernel splits the sums (on 2+ threads).
+  const lz::index_t m = 40000, n = 50;
+  const auto X = rnd(m, n, 21);
+  const auto r = rndv(m, 22);
+  lz::vector<double> g(n);
+  const int threads = lz::num_threads();
+  lz::set_num_threads(2);
+  {
+    recording rec;
+    g = lz::transpose(X) * r;
+    BOOST_TEST(std::string(rec.only().routine) == "gemv_generic<f64>");
+    BOOST_TEST(rec.only().m == n);
+    BOOST_TEST(rec.only().n == m);
+  }
+  const auto want = reference(lz::transpose(X) * r);
+  const auto scale = reference(lz::transpose(lz::abs(X)) * lz::abs(r));
+  BOOST_TEST(worst_ratio(g, want, scale, gamma_k<double>(m)) <= 1.0);
+  // The split depends on the size alone: the same bits on 1, 2 and 3 threads.
+  for (int t : {1, 3}) {
+    lz::set_num_threads(t);
+    lz::vector<double> h(n);
+    lz::kernels::blas::gemv_generic<double>(n, m, 1.0, X.data(), 1, n, r.data(), 1, 0.0, h.data(),
+                                            1);
+    BOOST_TEST(bool(lz::all(h == g)));
+  }
+  // One thread: BLAS, as before.
+  lz::set_num_threads(1);
+  {
+    recording rec;
+    g = lz::transpose(X) * r;
+    BOOST_TEST(std::string(rec.only().routine) == "dgemv");
+  }
+  lz::set_num_threads(threads);
+}

@@ -16,6 +16,7 @@
 #include <lz/expr/matmul.hpp>
 #include <lz/fusion/plan.hpp>
 #include <lz/fusion/rules/chain.hpp>
+#include <lz/kernels/cpu/parallel.hpp>
 
 namespace lz::fusion {
 
@@ -353,6 +354,21 @@ void emit_gemv(Sink& s, const P& pol, const char* rule, mat<const V> A, mat<cons
       if (!x_ok) {
         g.x = x = copy_to_blas_layout<V>(s, pol, x, "vector operand", rule);
         g.x.rs = x.rs = 1;
+      }
+    }
+    if constexpr (generic_gemm_type_v<V>) {
+      // A few outputs, each a very long sum (transpose(X) * r for a tall row-major X): BLAS
+      // threads gemv over its outputs, so it runs on one core; the own kernel splits the sums
+      // over lazuli's threads (perf/RESULTS.md, "transpose(X)*r").
+      constexpr bool threads = P::kind == exec_kind::automatic || P::kind == exec_kind::par;
+      if (threads && A.rs == 1 && A.rows <= split_sum_max_rows && A.cols >= 16384 &&
+          double(A.rows) * double(A.cols) >= double(1 << 20) && lz::num_threads() > 1) {
+        if (s.noting())
+          s.note({rule, ": few outputs of long sums: own gemv, the sums split over threads"});
+        g.generic = true;
+        g.m = A.rows, g.n = A.cols;
+        s.gemv(rule, g);
+        return;
       }
     }
     g.o = order::row_major;

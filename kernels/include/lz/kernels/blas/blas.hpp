@@ -87,10 +87,15 @@ double dot(index_t n, const double* x, index_t incx, const double* y, index_t in
 template <class T>
 void gemm_generic(index_t m, index_t n, index_t k, T alpha, const T* A, index_t rsa, index_t csa,
                   const T* B, index_t rsb, index_t csb, T beta, T* C, index_t rsc, index_t csc);
-/// y = alpha·A·x + beta·y, A m×n at (rsa, csa), x with stride incx, y with stride incy.
+/// y = alpha·A·x + beta·y, A m×n at (rsa, csa), x with stride incx, y with stride incy. Threads
+/// take blocks of rows; with columns contiguous (rsa == 1), at most `split_sum_max_rows` rows
+/// and n ≥ 16384, they take chunks of the sum instead (transpose(X)*r for a tall row-major X).
 template <class T>
 void gemv_generic(index_t m, index_t n, T alpha, const T* A, index_t rsa, index_t csa, const T* x,
                   index_t incx, T beta, T* y, index_t incy);
+
+/// The most outputs (rows of A) for which gemv_generic splits each sum over threads.
+inline constexpr index_t split_sum_max_rows = 1024;
 
 // ---- recording and information ---------------------------------------------------------------
 /// One BLAS-level call as the plan issued it.
