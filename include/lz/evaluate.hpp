@@ -51,7 +51,9 @@ void assign_with(const P& pol, tensor_view<T, R> dst, const E& e) {
           return;
         }
       }
-      if constexpr (LZ_CHECKED) check_lifetimes(e);
+      // Checked builds: a loop-only tree's leaves are checked where the loop reads them
+      // (detail::flatten, before anything is written); other trees are walked here.
+      if constexpr (LZ_CHECKED && !fusion::only_map_v<T, R, E>) check_lifetimes(e);
       fusion::execute<Op>(pol, dst, e);
     }
   }

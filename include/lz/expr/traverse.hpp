@@ -9,6 +9,7 @@
 // A backend binds its own kernel tree to these descriptors (kernels/*/row.hpp).
 #pragma once
 
+#include <lz/expr/lifetime.hpp>
 #include <lz/expr/nodes.hpp>
 #include <lz/memory.hpp>
 #include <lz/ops/functors.hpp>
@@ -155,6 +156,10 @@ template <class E, class Exec, class Store>
 std::size_t flatten(const E& e, operand* out, const Exec& ex, Store& temps) {
   using K = kind_t<E>;
   if constexpr (std::is_same_v<K, leaf_kind>) {
+    if constexpr (LZ_CHECKED && requires { e.lz_serial(); }) { // checked builds: the leaf lives
+      const std::uint64_t s = e.lz_serial();
+      if (s != 0 && !lifetime_alive(s)) throw_dead_operand(e.shape().data(), rank_v<E>);
+    }
     out->ptr = reinterpret_cast<char*>(const_cast<value_t<E>*>(e.data()));
     out->esize = sizeof(value_t<E>);
     const auto& l = e.layout();
