@@ -152,6 +152,18 @@ int query_size(const T& w) {
     return std::max(1, static_cast<int>(w));
 }
 
+// Runs a routine that takes a workspace twice: a query (lwork = -1), then with the optimal size.
+// `call(work, lwork)` passes both on to the routine.
+template <class T, class Call>
+void with_workspace(Call&& call) {
+  T q{};
+  const int query = -1;
+  call(&q, &query);
+  const int lwork = query_size(q);
+  workspace<T> w{std::size_t(lwork)};
+  call(w.p, &lwork);
+}
+
 blas::call make_call(const char* routine, trans t, index_t m, index_t n, index_t k, index_t lda,
                      index_t ldb, uplo u = uplo::upper) {
   blas::call c;
@@ -223,12 +235,8 @@ int getri(index_t n, T* a, index_t lda, const int* ipiv) {
   run<T>(make_call(F::name_getri, trans::none, n, n, 0, lda, 0),
          4.0 / 3.0 * double(n) * double(n) * double(n), [&] {
            if (N == 0) return;
-           T q{};
-           const int query = -1;
-           F::getri(&N, a, &LDA, ipiv, &q, &query, &info);
-           const int lwork = query_size(q);
-           workspace<T> w{std::size_t(lwork)};
-           F::getri(&N, a, &LDA, ipiv, w.p, &lwork, &info);
+           with_workspace<T>(
+               [&](T* w, const int* lw) { F::getri(&N, a, &LDA, ipiv, w, lw, &info); });
          });
   check_args(info, F::name_getri);
   return info;
@@ -289,12 +297,9 @@ int gels(trans t, index_t m, index_t n, index_t nrhs, T* a, index_t lda, T* b, i
   run<T>(make_call(F::name_gels, t, m, n, nrhs, lda, ldb),
          2.0 * mn * mn * (mx - mn / 3) + 4.0 * mx * mn * nrhs, [&] {
            if (M == 0 || N == 0 || NRHS == 0) return;
-           T q{};
-           const int query = -1;
-           F::gels(&tr, &M, &N, &NRHS, a, &LDA, b, &LDB, &q, &query, &info, 1);
-           const int lwork = query_size(q);
-           workspace<T> w{std::size_t(lwork)};
-           F::gels(&tr, &M, &N, &NRHS, a, &LDA, b, &LDB, w.p, &lwork, &info, 1);
+           with_workspace<T>([&](T* w, const int* lw) {
+             F::gels(&tr, &M, &N, &NRHS, a, &LDA, b, &LDB, w, lw, &info, 1);
+           });
          });
   check_args(info, F::name_gels);
   return info;
@@ -310,12 +315,8 @@ void geqrf(index_t m, index_t n, T* a, index_t lda, T* tau) {
   run<T>(make_call(F::name_geqrf, trans::none, m, n, 0, lda, 0), 2.0 * mn * mn * (mx - mn / 3),
          [&] {
            if (M == 0 || N == 0) return;
-           T q{};
-           const int query = -1;
-           F::geqrf(&M, &N, a, &LDA, tau, &q, &query, &info);
-           const int lwork = query_size(q);
-           workspace<T> w{std::size_t(lwork)};
-           F::geqrf(&M, &N, a, &LDA, tau, w.p, &lwork, &info);
+           with_workspace<T>(
+               [&](T* w, const int* lw) { F::geqrf(&M, &N, a, &LDA, tau, w, lw, &info); });
          });
   check_args(info, F::name_geqrf);
 }
@@ -329,12 +330,8 @@ void orgqr(index_t m, index_t n, index_t k, T* a, index_t lda, const T* tau) {
   run<T>(make_call(F::name_orgqr, trans::none, m, n, k, lda, 0),
          4.0 * double(m) * double(n) * double(k), [&] {
            if (M == 0 || N == 0) return;
-           T q{};
-           const int query = -1;
-           F::orgqr(&M, &N, &K, a, &LDA, tau, &q, &query, &info);
-           const int lwork = query_size(q);
-           workspace<T> w{std::size_t(lwork)};
-           F::orgqr(&M, &N, &K, a, &LDA, tau, w.p, &lwork, &info);
+           with_workspace<T>(
+               [&](T* w, const int* lw) { F::orgqr(&M, &N, &K, a, &LDA, tau, w, lw, &info); });
          });
   check_args(info, F::name_orgqr);
 }
@@ -354,12 +351,9 @@ void ormqr(side s, trans t, index_t m, index_t n, index_t k, const T* a, index_t
   run<T>(make_call(F::name_ormqr, t, m, n, k, lda, ldc), 4.0 * double(m) * double(n) * double(k),
          [&] {
            if (M == 0 || N == 0 || K == 0) return;
-           T q{};
-           const int query = -1;
-           F::ormqr(&sd, &tr, &M, &N, &K, a, &LDA, tau, c, &LDC, &q, &query, &info, 1, 1);
-           const int lwork = query_size(q);
-           workspace<T> w{std::size_t(lwork)};
-           F::ormqr(&sd, &tr, &M, &N, &K, a, &LDA, tau, c, &LDC, w.p, &lwork, &info, 1, 1);
+           with_workspace<T>([&](T* w, const int* lw) {
+             F::ormqr(&sd, &tr, &M, &N, &K, a, &LDA, tau, c, &LDC, w, lw, &info, 1, 1);
+           });
          });
   check_args(info, F::name_ormqr);
 }

@@ -7,6 +7,7 @@
 
 #include <lz/expr/nodes.hpp>
 #include <lz/expr/tensor.hpp>
+#include <lz/layout/slice.hpp>
 
 #include <complex>
 #include <type_traits>
@@ -130,11 +131,6 @@ inline constexpr bool is_inv_v<inv_expr<A>> = true;
 
 namespace detail {
 
-/// A rank-2 layout with its dimensions swapped (the transpose's).
-inline strided_layout<2> swapped_layout(const strided_layout<2>& l) {
-  return {{l.extents[1], l.extents[0]}, {l.strides[1], l.strides[0]}};
-}
-
 /// The transpose of a matrix operand held by a node: a view with swapped strides for a
 /// tensor view (keeping its lifetime number), a permute node for anything else.
 template <class C>
@@ -146,9 +142,9 @@ template <class C>
 auto transposed_closure(const C& c) {
   if constexpr (is_matrix_view_v<C>) {
     if constexpr (requires { c.lz_serial(); })
-      return C(c.data(), swapped_layout(c.layout()), trusted, c.lz_serial());
+      return C(c.data(), permute_layout(c.layout(), {1, 0}), trusted, c.lz_serial());
     else
-      return C(c.data(), swapped_layout(c.layout()), trusted);
+      return C(c.data(), permute_layout(c.layout(), {1, 0}), trusted);
   } else {
     const auto s = c.shape();
     return permute_expr<C>{c, {1, 0}, {s[1], s[0]}};
@@ -270,41 +266,28 @@ auto inv(A&& a) {
 
 namespace detail {
 
-// inv(A) * B and B * inv(A), with the scalars of `c * inv(A)`, `inv(A) * c` and `-inv(A)`
-// gathered: matmul.hpp sends a product with an inverse factor here (make_inverse_product).
+// inv(A) * B and B * inv(A) (the inverse carries the scalars of `c * inv(A)`, `-inv(A)`):
+// matmul.hpp sends a product with an inverse factor here.
 template <class E>
-struct inverse_factor {
-  static constexpr bool value = false;
-};
-template <class A>
-struct inverse_factor<inv_expr<A>> {
-  static constexpr bool value = true;
-  static const inv_expr<A>& core(const inv_expr<A>& e) { return e; }
-  static value_t<A> scale(const inv_expr<A>& e) { return e.alpha; }
-};
-
-template <class E>
-inline constexpr bool inverse_factor_v = inverse_factor<std::remove_cvref_t<E>>::value;
+inline constexpr bool inverse_factor_v = is_inv_v<std::remove_cvref_t<E>>;
 
 template <class I, class B>
 auto make_inverse_product(const I& inv, B&& b) { // inv(A) * B
-  using F = inverse_factor<std::remove_cvref_t<I>>;
-  auto s = make_solve_node<solve_kind::lu>("lz::inv(A) * B", F::core(inv).arg, std::forward<B>(b));
-  s.alpha = F::scale(inv);
+  auto s = make_solve_node<solve_kind::lu>("lz::inv(A) * B", inv.arg, std::forward<B>(b));
+  s.alpha = inv.alpha;
   return s;
 }
 template <class B, class I>
 auto make_product_inverse(B&& b, const I& inv) { // B * inv(A) = (Aᵀ⁻¹·Bᵀ)ᵀ
-  using F = inverse_factor<std::remove_cvref_t<I>>;
   static_assert(rank_v<B> == 2, "lz: B * inv(A) needs a matrix B");
-  const auto& a = F::core(inv).arg;
+  const auto& a = inv.arg;
   if (b.shape()[1] != a.shape()[0])
     throw_solve_shape("lz::B * inv(A)", "B's columns and the matrix's rows must agree",
                       a.shape().data(), b.shape().data(), 2);
   const auto bc = make_closure(std::forward<B>(b));
   auto s = make_solve_node<solve_kind::lu>("lz::B * inv(A)", transposed_closure(a),
                                            transposed_closure(bc));
-  s.alpha = F::scale(inv);
+  s.alpha = inv.alpha;
   const auto sh = s.shape();
   return permute_expr<decltype(s)>{std::move(s), {1, 0}, {sh[1], sh[0]}};
 }

@@ -245,6 +245,13 @@ const char* blas_name(const char* op) { // "gemm" -> "dgemm" / "sgemm" / "zgemm"
   buf[i + 1] = 0;
   return buf;
 }
+/// The routine a LAPACK step runs, with the type's letter: "dgetrf".
+template <class V>
+const char* lapack_name(lapack_op op) {
+  static constexpr const char* ops[] = {"getrf", "getrs", "getri", "potrf",
+                                        "potrs", "trtrs", "gels"};
+  return blas_name<V>(ops[int(op)]);
+}
 } // namespace detail_plan
 
 /// Element types CBLAS takes.
@@ -415,11 +422,8 @@ class explain_sink {
 
   template <class V>
   void lapack(const char* rule, const lapack_step<V>& g) {
-    static constexpr const char* ops[] = {"getrf", "getrs", "getri", "potrf",
-                                          "potrs", "trtrs", "gels"};
-    step(detail_plan::describe_lapack(detail_plan::blas_name<V>(ops[int(g.op)]), char(g.t),
-                                      char(g.u), g.m, g.n, g.nrhs, g.A.cs, g.B.cs, g.A.from.id,
-                                      g.B.from.id),
+    step(detail_plan::describe_lapack(detail_plan::lapack_name<V>(g.op), char(g.t), char(g.u), g.m,
+                                      g.n, g.nrhs, g.A.cs, g.B.cs, g.A.from.id, g.B.from.id),
          rule);
   }
 
@@ -515,8 +519,6 @@ template <class V>
 void exec_sink::lapack(const char*, const lapack_step<V>& g) {
   namespace lp = kernels::lapack;
   using kernels::blas::uplo;
-  static constexpr const char* ops[] = {"getrf", "getrs", "getri", "potrf",
-                                        "potrs", "trtrs", "gels"};
   int info = 0;
   switch (g.op) {
   case lapack_op::getrf:
@@ -542,8 +544,7 @@ void exec_sink::lapack(const char*, const lapack_step<V>& g) {
     break;
   }
   if (info > 0)
-    detail_plan::throw_lapack_info(g.call, detail_plan::blas_name<V>(ops[int(g.op)]), info, g.m,
-                                   g.n);
+    detail_plan::throw_lapack_info(g.call, detail_plan::lapack_name<V>(g.op), info, g.m, g.n);
 }
 
 } // namespace lz::fusion

@@ -51,11 +51,11 @@ bool lapack_columns(const L& l) {
 /// A sink's view of a matrix, transposed (strides swapped).
 template <template <class, std::size_t> class View, class T>
 View<T, 2> transposed_view(View<T, 2> v) {
-  return View<T, 2>(v.data(), lz::detail::swapped_layout(v.layout()), lz::detail::trusted);
+  return View<T, 2>(v.data(), permute_layout(v.layout(), {1, 0}), lz::detail::trusted);
 }
 
 template <class A>
-inline constexpr bool leaf_v = std::is_same_v<lz::detail::kind_t<A>, lz::detail::leaf_kind>;
+inline constexpr bool leaf_v = lz::detail::is_kind_v<A, lz::detail::leaf_kind>;
 
 /// The matrix a copied into a fresh temporary as LAPACK factors it. With `may_flip`, a copy
 /// in a's own memory order: row-major → M = Aᵀ (flip); without, always M = A.
@@ -75,8 +75,8 @@ factored<V> copy_for_factor(Sink& s, const P& pol, const A& a, bool may_flip, co
   return {{t.data(), sh[1], sh[0], 1, std::max<index_t>(sh[1], 1), s.origin_of(t.data())}, true};
 }
 
-template <class V, class Sink>
-lapack_step<V> step(Sink&, lapack_op op, const char* call, const factored<V>& f) {
+template <class V>
+lapack_step<V> step(lapack_op op, const char* call, const factored<V>& f) {
   lapack_step<V> g;
   g.op = op;
   g.call = call;
@@ -155,8 +155,8 @@ void lower_solve(Sink& s, const P& pol, View<T, R> dst, const E& e, const char* 
       if (lapack_columns(l)) {
         F = {columns(p, l, n, s.origin_of(p)), false};
         in_place = true;
-      } else if (lapack_columns(lz::detail::swapped_layout(l))) {
-        F = {columns(p, lz::detail::swapped_layout(l), n, s.origin_of(p)), true};
+      } else if (const auto t = permute_layout(l, {1, 0}); lapack_columns(t)) {
+        F = {columns(p, t, n, s.origin_of(p)), true};
         in_place = true;
       }
     }
@@ -173,11 +173,11 @@ void lower_solve(Sink& s, const P& pol, View<T, R> dst, const E& e, const char* 
     if constexpr (K == solve_kind::lu) {
       const auto piv = s.template temp<int, 1>(shape_t<1>{n}, "LU pivots");
       ipiv = piv.data();
-      auto g = step<V>(s, lapack_op::getrf, call, F);
+      auto g = step<V>(lapack_op::getrf, call, F);
       g.ipiv = ipiv;
       s.lapack(rule, g);
     } else {
-      auto g = step<V>(s, lapack_op::potrf, call, F);
+      auto g = step<V>(lapack_op::potrf, call, F);
       g.u = uplo::lower;
       s.lapack(rule, g);
     }

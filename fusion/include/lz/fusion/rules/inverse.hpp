@@ -26,7 +26,7 @@ struct inverse : solver_rule<inverse> {
     if (n == 0) return true;
     const factored<V> F = copy_for_factor<V>(s, pol, e.arg, true, "the inverse, in place");
     const auto piv = s.template temp<int, 1>(shape_t<1>{n}, "LU pivots");
-    auto g = step<V>(s, lapack_op::getrf, "lz::inv", F);
+    auto g = step<V>(lapack_op::getrf, "lz::inv", F);
     g.ipiv = piv.data();
     s.lapack(name, g);
     g.op = lapack_op::getri;

@@ -18,7 +18,7 @@ struct normal_equations {
 
   template <class E>
   static constexpr bool leaf() {
-    return std::is_same_v<lz::detail::kind_t<E>, lz::detail::leaf_kind>;
+    return lz::detail::is_kind_v<E, lz::detail::leaf_kind>;
   }
   // inv(L1·L2): a solve node over the product of two leaves.
   template <class S>
@@ -65,7 +65,7 @@ struct normal_equations {
   template <class L1, class L2>
   static bool transpose_of(const L1& t, const L2& a) {
     return static_cast<const void*>(t.data()) == static_cast<const void*>(a.data()) &&
-           t.layout() == lz::detail::swapped_layout(a.layout());
+           t.layout() == permute_layout(a.layout(), {1, 0});
   }
 
   template <lz::detail::assign_op Op, class Sink, class P, template <class, std::size_t> class View,
