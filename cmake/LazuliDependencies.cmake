@@ -2,6 +2,8 @@
 # CMakeLists.txt) and, installed as lazuli-dependencies.cmake, by the package configuration of an
 # installed or build-tree lazuli (find_package(lazuli CONFIG)), so both see the same targets:
 #   TBB::tbb          oneTBB's own CMake package (threads, behind kernels/cpu/parallel.cpp)
+#   ZLIB::ZLIB        CMake's FindZLIB (DEFLATE in .npz archives, src/sparse_io.cpp); linked
+#                     privately, so a consumer of the static library links it too
 #   lazuli::xsimd     xsimd's include directory only: Debian's xsimd target drags in an `xtl`
 #                     link item that breaks links when xtl's CMake package is not loaded
 #   lazuli::cblas     the CBLAS lazuli calls: OpenBLAS itself by default, not the generic libblas
@@ -31,8 +33,10 @@ endmacro()
 
 if(_lz_package_mode)
   find_dependency(TBB CONFIG) # returns from this file with lazuli_FOUND FALSE when missing
+  find_dependency(ZLIB)
 else()
   find_package(TBB REQUIRED CONFIG)
+  find_package(ZLIB REQUIRED)
 endif()
 
 if(NOT TARGET lazuli::xsimd)

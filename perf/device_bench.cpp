@@ -8,8 +8,13 @@
 //   a GPU, 1024 on
 //                                        the host system) against the direct device BLAS call
 //                                        (cuBLAS) / gemm + one hand-written bias+ReLU kernel
+//   device_bench sparse [s] [reps=20]   W14 on the device: the 5-point Laplacian of an s × s grid
+//                                        (s = 4000 on a GPU: 1.6e7 rows; 1000 on the host system),
+//                                        y = A*x, y = 2*A*x - 3*y and C = A*B (16 columns) against
+//                                        one cusparseSpMV / cusparseSpMM made directly
 #include <lz/device.hpp>
 #include <lz/kernels/cuda/blas.hpp>
+#include <lz/kernels/cuda/sparse.hpp>
 #include <lz/kernels/thrust/launch.hpp>
 
 #include <algorithm>
@@ -19,6 +24,11 @@
 #include <functional>
 #include <string>
 #include <vector>
+
+#if LZ_DEVICE_IS_GPU
+#include <cuda_runtime.h>
+#include <cusparse.h>
+#endif
 
 namespace {
 
@@ -131,9 +141,127 @@ int products(lz::index_t n, int reps) {
   return 0;
 }
 
+// The 5-point Laplacian of an s × s grid (CSR, sorted columns), built row by row on the host.
+lz::csr_matrix<double> laplacian(lz::index_t s) {
+  const lz::index_t n = s * s;
+  std::vector<int> rp(std::size_t(n) + 1, 0), ci;
+  std::vector<double> v;
+  ci.reserve(std::size_t(5 * n));
+  v.reserve(std::size_t(5 * n));
+  for (lz::index_t i = 0; i < s; ++i)
+    for (lz::index_t j = 0; j < s; ++j) {
+      const lz::index_t k = i * s + j;
+      const auto put = [&](lz::index_t c, double x) { ci.push_back(int(c)), v.push_back(x); };
+      if (i > 0) put(k - s, -1);
+      if (j > 0) put(k - 1, -1);
+      put(k, 4);
+      if (j < s - 1) put(k + 1, -1);
+      if (i < s - 1) put(k + s, -1);
+      rp[std::size_t(k) + 1] = int(ci.size());
+    }
+  return lz::csr_matrix<double>(n, n, std::move(rp), std::move(ci), std::move(v));
+}
+
+// W14 on the device: lazuli's plan (one sparse step) against the same product called directly —
+// on a GPU one cusparseSpMV / cusparseSpMM with its descriptors and work buffer made once, outside
+// the timing; on the host system the device sparse interface's call.
+int sparse(lz::index_t s, int reps) {
+  constexpr lz::index_t k = 16;
+  const auto hA = laplacian(s);
+  const lz::index_t n = hA.rows();
+  std::printf("%s, W14 sparse: Laplacian %lld x %lld (%lld stored), median of %d\n",
+              lz::device_info().c_str(), (long long)n, (long long)n, (long long)hA.nnz(), reps);
+  const auto A = lz::to_device(hA);
+  const auto x = lz::to_device(lz::random<double>(lz::shape_t<1>{n}, 1));
+  const auto B = lz::to_device(lz::random<double>(lz::shape_t<2>{n, k}, 2));
+  lz::device_vector<double> y(lz::shape_t<1>{n});
+  lz::device_tensor<double, 2> C(lz::shape_t<2>{n, k});
+  auto sync = [] { lz::kernels::dev::stream_sync(nullptr); };
+#if LZ_DEVICE_IS_GPU
+  cusparseHandle_t h = nullptr;
+  cusparseCreate(&h);
+  cusparseConstSpMatDescr_t mA = nullptr;
+  cusparseConstDnVecDescr_t vx = nullptr;
+  cusparseDnVecDescr_t vy = nullptr;
+  cusparseConstDnMatDescr_t mB = nullptr;
+  cusparseDnMatDescr_t mC = nullptr;
+  cusparseCreateConstCsr(&mA, n, n, hA.nnz(), A.row_ptr().data(), A.col_idx().data(),
+                         A.values_expr().data(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                         CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F);
+  cusparseCreateConstDnVec(&vx, n, x.data(), CUDA_R_64F);
+  cusparseCreateDnVec(&vy, n, y.data(), CUDA_R_64F);
+  cusparseCreateConstDnMat(&mB, n, k, k, B.data(), CUDA_R_64F, CUSPARSE_ORDER_ROW);
+  cusparseCreateDnMat(&mC, n, k, k, C.data(), CUDA_R_64F, CUSPARSE_ORDER_ROW);
+  const auto op = CUSPARSE_OPERATION_NON_TRANSPOSE;
+  std::size_t bv = 0, bm = 0;
+  const double one = 1, zero = 0, two = 2, minus3 = -3;
+  cusparseSpMV_bufferSize(h, op, &two, mA, vx, &minus3, vy, CUDA_R_64F, CUSPARSE_SPMV_ALG_DEFAULT,
+                          &bv);
+  cusparseSpMM_bufferSize(h, op, op, &one, mA, mB, &zero, mC, CUDA_R_64F, CUSPARSE_SPMM_ALG_DEFAULT,
+                          &bm);
+  void* buf = nullptr;
+  cudaMalloc(&buf, std::max<std::size_t>({bv, bm, 1}));
+  auto direct_mv = [&](const double& a, const double& b) {
+    return [&, pa = &a, pb = &b] {
+      cusparseSpMV(h, op, pa, mA, vx, pb, vy, CUDA_R_64F, CUSPARSE_SPMV_ALG_DEFAULT, buf);
+      sync();
+    };
+  };
+  auto direct_mm = [&] {
+    cusparseSpMM(h, op, op, &one, mA, mB, &zero, mC, CUDA_R_64F, CUSPARSE_SPMM_ALG_DEFAULT, buf);
+    sync();
+  };
+#else
+  namespace dsp = lz::kernels::dev::sparse;
+  const dsp::csr<double> a{
+      n, n, hA.nnz(), 32, A.row_ptr().data(), A.col_idx().data(), A.values_expr().data()};
+  const double one = 1, zero = 0, two = 2, minus3 = -3;
+  auto direct_mv = [&](const double& al, const double& be) {
+    return [&, pa = &al, pb = &be] {
+      dsp::spmv(nullptr, lz::kernels::blas::trans::none, a, *pa, x.data(), *pb, y.data());
+      sync();
+    };
+  };
+  auto direct_mm = [&] {
+    dsp::spmm(nullptr, lz::kernels::blas::trans::none, a, k, 1.0, B.data(),
+              lz::kernels::blas::order::row_major, k, 0.0, C.data(),
+              lz::kernels::blas::order::row_major, k);
+    sync();
+  };
+#endif
+  const auto t1 = interleaved_ms(reps, {direct_mv(one, zero), [&] { y = A * x; }});
+  product_row("W14 direct SpMV y = A*x", t1[0], 2.0 * double(hA.nnz()), t1[0]);
+  product_row("W14 y = A * x  (lazuli device)", t1[1], 2.0 * double(hA.nnz()), t1[0]);
+  const auto t2 = interleaved_ms(reps, {direct_mv(two, minus3), [&] { y = 2 * A * x - 3 * y; }});
+  product_row("W14 direct SpMV (alpha=2, beta=-3)", t2[0], 2.0 * double(hA.nnz()), t2[0]);
+  product_row("W14 y = 2*A*x - 3*y  (lazuli device)", t2[1], 2.0 * double(hA.nnz()), t2[0]);
+  const auto t3 = interleaved_ms(reps, {direct_mm, [&] { C = A * B; }});
+  product_row("W14 direct SpMM, 16 columns", t3[0], 2.0 * double(hA.nnz() * k), t3[0]);
+  product_row("W14 C = A * B  (lazuli device)", t3[1], 2.0 * double(hA.nnz() * k), t3[0]);
+#if LZ_DEVICE_IS_GPU
+  cudaFree(buf);
+  cusparseDestroySpMat(mA);
+  cusparseDestroyDnVec(vx);
+  cusparseDestroyDnVec(vy);
+  cusparseDestroyDnMat(mB);
+  cusparseDestroyDnMat(mC);
+  cusparseDestroy(h);
+#endif
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "sparse") {
+    if (!lz::device_available()) {
+      std::printf("no usable device: skipping\n");
+      return 77;
+    }
+    const lz::index_t s =
+        argc > 2 ? lz::index_t(std::atof(argv[2])) : lz::index_t(LZ_DEVICE_IS_GPU ? 4000 : 1000);
+    return sparse(s, argc > 3 ? std::atoi(argv[3]) : 20);
+  }
   if (argc > 1 && std::string(argv[1]) == "products") {
     if (!lz::device_available()) {
       std::printf("no usable device: skipping\n");

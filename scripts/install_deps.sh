@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
 # Installs what lazuli needs from Debian 12 packages (run as root). Idempotent: installs only
 # what is missing, so it is cheap to run before every build.
-#   core:    compiler, CMake, xsimd, oneTBB, OpenBLAS, Boost.Test, Google Benchmark, Thrust (host),
-#            {fmt} (the optional lz/fmt.hpp and its test), BLIS (the second-CBLAS test:
-#            -DLZ_BLAS=blis), Doxygen (the API reference and its test)
+#   core:    compiler, CMake, xsimd, oneTBB, OpenBLAS, zlib (.npz archives), Boost.Test, Google
+#            Benchmark, Thrust (host), {fmt} (the optional lz/fmt.hpp and its test), BLIS (the
+#            second-CBLAS test: -DLZ_BLAS=blis), Doxygen (the API reference and its test)
 #   anchors: Eigen, xtensor, Armadillo (the libraries perf/ compares against)
-#   tools:   NumPy + matplotlib (npy interop tests, perf charts), clang (libFuzzer), clang 16
+#   tools:   NumPy + matplotlib (npy interop tests, perf charts), SciPy (sparse_io_test's
+#            Matrix Market and .npz files both ways), clang (libFuzzer), clang 16
 #            + llvm-16 (the sanitizer builds and their symbolizer: scripts/sanitize.sh), pkg-config
 set -euo pipefail
 pkgs=(g++ make cmake git pkg-config
-      libxsimd-dev libtbb-dev libopenblas-dev libboost-test-dev libbenchmark-dev
+      libxsimd-dev libtbb-dev libopenblas-dev zlib1g-dev libboost-test-dev libbenchmark-dev
       libthrust-dev libcub-dev libfmt-dev libblis-dev doxygen
       libeigen3-dev xtensor-dev libarmadillo-dev
-      python3 python3-numpy python3-matplotlib
+      python3 python3-numpy python3-scipy python3-matplotlib
       clang libclang-rt-14-dev clang-16 libclang-rt-16-dev llvm-16)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -9,4 +9,5 @@
 #include <lz/device/kernel_view.hpp>
 #include <lz/device/plan.hpp>
 #include <lz/device/policy.hpp>
+#include <lz/device/sparse.hpp>
 #include <lz/device/tensor.hpp>

@@ -6,6 +6,7 @@
 
 #include <lz/evaluate.hpp>
 #include <lz/expr/matmul.hpp>
+#include <lz/expr/sparse.hpp>
 #include <lz/ops/reductions.hpp>
 
 #include <string>
@@ -61,7 +62,15 @@ std::string expr_text(const E& e) {
     return cat("transpose(", expr_text(e.arg), ")");
   } else if constexpr (std::is_same_v<K, broadcast_kind>) {
     return cat("broadcast_to(", expr_text(e.arg), ", ", to_string(e.shape()), ")");
-  } else if constexpr (is_matmul_v<std::remove_cvref_t<E>>) {
+  } else if constexpr (std::is_same_v<K, sparse_kind>) {
+    const auto& p = e.pattern();
+    std::string t =
+        cat(p.trans ? "cscᵀ" : "csr", to_string(e.shape()), "[nnz ", std::to_string(p.nnz), "]");
+    if constexpr (requires { e.values_; })
+      return t;
+    else
+      return cat(t, "{", expr_text(e.values_expr()), "}");
+  } else if constexpr (is_matmul_v<std::remove_cvref_t<E>> || is_spmul_v<std::remove_cvref_t<E>>) {
     return cat("(", expr_text(e.lhs), " · ", expr_text(e.rhs), ")");
   } else if constexpr (requires { e.lhs, e.rhs, std::remove_cvref_t<E>::op_name(); }) {
     return cat(std::remove_cvref_t<E>::op_name(), "(", expr_text(e.lhs), ", ", expr_text(e.rhs),

@@ -16,5 +16,6 @@
 #include <lz/ops/operators.hpp>
 #include <lz/ops/reductions.hpp>
 #include <lz/ranges.hpp>
+#include <lz/sparse.hpp>
 #include <lz/tensor.hpp>
 #include <lz/views.hpp>

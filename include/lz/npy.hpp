@@ -1,7 +1,7 @@
 // NumPy .npy files in and out: lz::save_npy(path, e) and lz::load_npy<T, R>(path). Leaves sit
 // beside the pipeline: a contiguous tensor or view is written straight from its memory, anything
 // else (strided views, expressions) is evaluated once first. Parsing, validation and file I/O
-// are compiled once in kernels/common/npy.cpp.
+// are compiled once in src/npy.cpp.
 //
 // Format (numpy.lib.format): magic "\x93NUMPY", version (1.0: 16-bit header length; 2.0 and
 // 3.0: 32-bit), a Python dict literal {'descr': '<f8', 'fortran_order': False, 'shape': (2, 3)}

@@ -4,6 +4,7 @@
 // tests/reliability/error_catalogue_test.cpp).
 #include <lz/expr/lifetime.hpp>
 #include <lz/expr/matmul.hpp>
+#include <lz/expr/sparse.hpp>
 #include <lz/ops/reductions.hpp>
 
 namespace lz::detail {
@@ -122,6 +123,25 @@ void throw_solve_shape(const char* call, const char* what, const index_t* a, con
                        std::size_t rb) {
   throw shape_error(std::string(call) + ": " + what + ": matrix " + dims_text(a, 2) +
                     ", right-hand side " + dims_text(b, rb));
+}
+
+void throw_sparse_pattern(const char* op, const index_t* a, const index_t* b) {
+  throw shape_error(std::string("lz: sparse ") + op + ": the operands " + dims_text(a, 2) +
+                    " and " + dims_text(b, 2) +
+                    " have different patterns (elementwise operations on sparse matrices need "
+                    "the same stored entries)");
+}
+
+void throw_bad_pattern(const char* call, const char* what, index_t row) {
+  throw layout_error(std::string(call) + ": invalid CSR arrays: " + what +
+                     (row >= 0 ? " (row " + std::to_string(row) + ")" : std::string()));
+}
+
+void throw_index_overflow(const char* call, const char* what, index_t v, int bits) {
+  throw layout_error(std::string(call) + ": " + what + " = " + std::to_string(v) +
+                     (v < 0 ? " is negative"
+                            : " does not fit the " + std::to_string(bits) +
+                                  "-bit index type (use std::int64_t indices)"));
 }
 
 void throw_null_data(const index_t* extents, std::size_t rank) {

@@ -10,9 +10,13 @@
 
 #include <lz/interop/std.hpp>
 #include <lz/npy.hpp>
+#include <lz/sparse.hpp>
+#include <lz/sparse_io.hpp>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <functional>
 #include <new>
 
@@ -206,6 +210,43 @@ std::vector<row> catalogue() {
        "lz::shape_error",
        {"lz::solve", "(4,4)", "(3,4)"},
        [] { dst = lz::solve(sq, a); }},
+      {"a sparse matrix times a dense operand with wrong inner dimensions",
+       "lz::shape_error",
+       {"inner dimensions", "(3,5)", "(3,4)"},
+       [] {
+         static const auto S =
+             lz::csr_matrix<double>::from_dense(lz::eval(lz::ones<double>({3, 5})));
+         dst = S * a;
+       }},
+      {"elementwise operations on sparse matrices with different patterns (A + B)",
+       "lz::shape_error",
+       {"sparse +", "different patterns", "(3,4)"},
+       [] {
+         static const auto A = lz::csr_matrix<double>::from_dense(a);
+         static const lz::csr_matrix<double> B(3, 4);
+         (void)(A + B);
+       }},
+      {"adopting CSR arrays that are malformed (offsets decreasing, a column out of range, "
+       "unsorted)",
+       "lz::layout_error",
+       {"lz::adopt_csr", "invalid CSR arrays", "row 1"},
+       [] {
+         static int rp[] = {0, 2, 1}, ci[] = {0, 1};
+         static double v[] = {1, 2};
+         (void)lz::adopt_csr(2, 2, 2, rp, ci, v);
+       }},
+      {"a sparse matrix from triplets with an index outside its shape",
+       "std::out_of_range",
+       {"lz::csr_matrix::from_triplets", "triplet 1", "(3, 0)"},
+       [] {
+         static const std::vector<int> r{0, 3}, c{0, 0};
+         static const std::vector<double> v{1, 2};
+         (void)lz::csr_matrix<double>::from_triplets(3, 3, r, c, v);
+       }},
+      {"a sparse matrix whose size does not fit its index type",
+       "lz::layout_error",
+       {"lz::csr_matrix", "rows = 4294967296", "32-bit index type", "std::int64_t"},
+       [] { (void)lz::csr_matrix<double>(index_t(1) << 32, 2); }},
       {"lz::random integers with low >= high",
        "std::invalid_argument",
        {"low < high"},
@@ -220,6 +261,21 @@ std::vector<row> catalogue() {
        "lz::io_error",
        {"missing.npy"},
        [] { (void)lz::load_npy<double, 2>("/nonexistent/missing.npy"); }},
+      {"reading a malformed Matrix Market file (an index out of range, a truncated file, a bad "
+       "banner or size line)",
+       "lz::io_error",
+       {"lz::read_matrix_market", "bad.mtx", "line 3"},
+       [] {
+         const auto path = std::filesystem::temp_directory_path() / "bad.mtx";
+         std::FILE* f = std::fopen(path.c_str(), "w");
+         std::fputs("%%MatrixMarket matrix coordinate real general\n2 2 1\n3 1 1.5\n", f);
+         std::fclose(f);
+         (void)lz::read_matrix_market<double>(path);
+       }},
+      {"loading a SciPy .npz file that is missing, not a CSR archive or corrupt",
+       "lz::io_error",
+       {"lz::load_npz", "missing.npz"},
+       [] { (void)lz::load_npz<double>("/nonexistent/missing.npz"); }},
       {"loading a tuning file that does not exist",
        "std::runtime_error",
        {"cannot read"},

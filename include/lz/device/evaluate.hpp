@@ -14,6 +14,7 @@
 #pragma once
 
 #include <lz/device/kernel_view.hpp>
+#include <lz/expr/sparse.hpp>
 #include <lz/kernels/alias.hpp>
 #include <lz/kernels/thrust/launch.hpp>
 
@@ -202,7 +203,7 @@ void device_reduce_axis(const device_policy& pol, device_view<D, RD> dst,
 template <class E>
 constexpr bool has_product() {
   using X = std::remove_cvref_t<E>;
-  if constexpr (is_matmul_v<X>)
+  if constexpr (is_matmul_v<X> || is_spmul_v<X>)
     return true;
   else if constexpr (std::is_same_v<kind_t<X>, map_kind>)
     return []<class F, class... A>(const map_expr<F, A...>*) {

@@ -16,6 +16,7 @@
 #include <lz/device/evaluate.hpp>
 #include <lz/fusion/rules.hpp>
 #include <lz/kernels/cuda/blas.hpp>
+#include <lz/kernels/cuda/sparse.hpp>
 #include <lz/kernels/thrust/gemm_generic.hpp>
 
 #include <string>
@@ -134,6 +135,86 @@ class device_exec_sink {
   void lapack(const char*, const fusion::lapack_step<V>&) {
     static_assert(sizeof(V) == 0, "lz: solver steps on the device need the cuSOLVER backend");
   }
+  /// A sparse step: cusparseSpMV / cusparseSpMM (lazuli's CPU kernel on the host system).
+  /// cuSPARSE takes contiguous vectors and row- or column-major matrices: an operand in another
+  /// layout is packed into a pool temporary first (one device loop), a result written through
+  /// one and copied back.
+  template <class V>
+  void sparse(const char* rule, const fusion::sparse_step<V>& g) {
+    require_device_element<V>();
+    using kernels::blas::order;
+    trace(rule, g.op == fusion::sparse_op::spmv ? "csrmv" : "csrmm", g.A.rows, g.A.cols, g.k);
+    const kernels::dev::sparse::csr<V> A{g.A.rows,    g.A.cols,    g.A.nnz,   g.A.index_bits,
+                                         g.A.row_ptr, g.A.col_idx, g.A.values};
+    // A writable view of C (rank R), and a fresh temporary of its shape in order `o`.
+    const auto c_view = [&]<std::size_t R>(std::integral_constant<std::size_t, R>) {
+      strided_layout<R> l;
+      l.extents[0] = g.C.rows, l.strides[0] = g.C.rs;
+      if constexpr (R == 2) l.extents[1] = g.C.cols, l.strides[1] = g.C.cs;
+      return device_view<V, R>(g.C.ptr, l, trusted);
+    };
+    if (g.op == fusion::sparse_op::spmv) {
+      const V* x = g.B.ptr;
+      if (g.B.rows > 1 && g.B.rs != 1) {
+        const auto t = temp<V, 1>(shape_t<1>{g.B.rows}, "sparse product operand (contiguous)");
+        device_map<assign_op::set>(pol_, t, fusion::view_of<1>(*this, g.B), temps_);
+        x = t.data();
+      }
+      if (g.C.rows > 1 && g.C.rs != 1) {
+        const auto y = c_view(std::integral_constant<std::size_t, 1>{});
+        const auto t = temp<V, 1>(shape_t<1>{g.C.rows}, "sparse product result (contiguous)");
+        if (g.beta != V(0)) device_map<assign_op::set>(pol_, t, device_view<const V, 1>(y), temps_);
+        kernels::dev::sparse::spmv(pol_.stream, g.t, A, g.alpha, x, g.beta, t.data());
+        device_map<assign_op::set>(pol_, y, device_view<const V, 1>(t), temps_);
+        return;
+      }
+      kernels::dev::sparse::spmv(pol_.stream, g.t, A, g.alpha, x, g.beta, g.C.ptr);
+      return;
+    }
+    // SpMM: C's order (row-major when it is neither), B packed into that order when it differs.
+    const auto order_of = [](index_t rows, index_t cols, index_t rs, index_t cs, order& o,
+                             index_t& ld) {
+      if ((cs == 1 || cols == 1) && rs >= std::max<index_t>(cols, 1)) {
+        o = order::row_major, ld = std::max<index_t>(rs, 1);
+        return true;
+      }
+      if ((rs == 1 || rows == 1) && cs >= std::max<index_t>(rows, 1)) {
+        o = order::col_major, ld = std::max<index_t>(cs, 1);
+        return true;
+      }
+      return false;
+    };
+    // A temporary of shape rows × cols stored in order o.
+    const auto packed = [&](index_t rows, index_t cols, order o, const char* why) {
+      const auto t =
+          temp<V, 2>(o == order::row_major ? shape_t<2>{rows, cols} : shape_t<2>{cols, rows}, why);
+      strided_layout<2> l;
+      l.extents = {rows, cols};
+      l.strides = o == order::row_major ? shape_t<2>{cols, 1} : shape_t<2>{1, rows};
+      return device_view<V, 2>(t.data(), l, trusted);
+    };
+    order oc = order::row_major, ob = order::row_major;
+    index_t ldc = 0, ldb = 0;
+    const auto Cv = c_view(std::integral_constant<std::size_t, 2>{});
+    device_view<V, 2> C = Cv;
+    const bool c_ok = order_of(g.C.rows, g.C.cols, g.C.rs, g.C.cs, oc, ldc);
+    if (!c_ok) {
+      C = packed(g.C.rows, g.C.cols, oc, "sparse product result (row-major)");
+      ldc = std::max<index_t>(g.C.cols, 1);
+      if (g.beta != V(0)) device_map<assign_op::set>(pol_, C, device_view<const V, 2>(Cv), temps_);
+    }
+    const V* B = g.B.ptr;
+    if (!order_of(g.B.rows, g.B.cols, g.B.rs, g.B.cs, ob, ldb) || ob != oc) {
+      const auto t = packed(g.B.rows, g.B.cols, oc, "sparse product operand (C's order)");
+      device_map<assign_op::set>(pol_, t, fusion::view_of<2>(*this, g.B), temps_);
+      B = t.data();
+      ob = oc;
+      ldb = std::max<index_t>(oc == order::row_major ? g.B.cols : g.B.rows, 1);
+    }
+    kernels::dev::sparse::spmm(pol_.stream, g.t, A, g.k, g.alpha, B, ob, ldb, g.beta, C.data(), oc,
+                               ldc);
+    if (!c_ok) device_map<assign_op::set>(pol_, Cv, device_view<const V, 2>(C), temps_);
+  }
   /// One cuBLASLt call; when the epilogue is unavailable, gemm (β = 0) then ONE elementwise pass
   /// dst = maximum(dst + bias, 0) (`pass` builds that tree over the destination).
   template <class V, class Pass>
@@ -238,6 +319,19 @@ class device_explain_sink : public fusion::explain_sink {
              char(g.o), char(g.t), g.m, g.n, fusion::detail_plan::scalar_text(g.alpha),
              fusion::detail_plan::scalar_text(g.beta), g.lda, g.x.rs, g.y.rs, g.A.from.id,
              g.x.from.id, g.y.from.id),
+         rule);
+  }
+  template <class V>
+  void sparse(const char* rule, const fusion::sparse_step<V>& g) {
+    require_device_element<V>();
+    const bool v = g.op == fusion::sparse_op::spmv;
+    const std::string routine =
+        LZ_DEVICE_IS_GPU ? (v ? "cusparseSpMV " : "cusparseSpMM ") : "host system ";
+    step(fusion::detail_plan::describe_sparse(
+             (routine + fusion::detail_plan::blas_name<V>(v ? "csrmv" : "csrmm")).c_str(),
+             char(g.t), g.A.rows, g.A.cols, g.A.nnz, g.k, fusion::detail_plan::scalar_text(g.alpha),
+             fusion::detail_plan::scalar_text(g.beta), g.B.rs, g.C.rs, g.A.from.id, g.B.from.id,
+             g.C.from.id),
          rule);
   }
   template <class V>

@@ -88,6 +88,7 @@ struct map_kind {};       // elementwise n-ary function of its children
 struct permute_kind {};   // dimensions of a child expression reordered (transpose of a tree)
 struct broadcast_kind {}; // child expression stretched to a larger shape
 struct opaque_kind {};    // computed by its own plan step (reductions, products), then a leaf
+struct sparse_kind {};    // a sparse matrix or an expression over its values (expr/sparse.hpp)
 
 struct trusted_t {};
 inline constexpr trusted_t trusted{};

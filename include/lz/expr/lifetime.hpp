@@ -27,6 +27,8 @@ void check_lifetimes(const E& e) {
     }
   } else if constexpr (std::is_same_v<K, map_kind>) {
     for_each_arg(e, [](const auto& c) { check_lifetimes(c); });
+  } else if constexpr (std::is_same_v<K, sparse_kind>) {
+    check_lifetimes(e.values_expr());
   } else if constexpr (requires { e.lhs, e.rhs; }) {
     check_lifetimes(e.lhs);
     check_lifetimes(e.rhs);

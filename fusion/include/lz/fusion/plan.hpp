@@ -12,6 +12,7 @@
 #include <lz/kernels/blas/blas.hpp>
 #include <lz/kernels/cpu/loop.hpp>
 #include <lz/kernels/lapack/lapack.hpp>
+#include <lz/kernels/sparse/csr.hpp>
 #include <lz/log.hpp>
 #include <lz/ops/reductions.hpp>
 #include <lz/policy.hpp>
@@ -32,6 +33,8 @@ enum class rule_id {
   solve,
   triangular,
   inverse,
+  spmv,
+  spmm,
   gemm,
   gemv,
   sum_of_products,
@@ -174,7 +177,41 @@ struct lapack_step {
   const char* call = "lz::solve";
 };
 
+/// A sparse operand as a step reads it: the stored CSR arrays (int32 or int64 indices, by
+/// `index_bits`), whether the operand is their transpose, and the values (the user's, or a
+/// temporary the plan wrote).
+template <class V>
+struct sparse_mat {
+  index_t rows = 0, cols = 0, nnz = 0; ///< of the stored CSR
+  int index_bits = 32;
+  const void* row_ptr = nullptr;
+  const void* col_idx = nullptr;
+  const V* values = nullptr;
+  origin from{};
+  bool trans = false; ///< the operand is the stored matrix's transpose (CSC)
+};
+
+/// The sparse products a plan step runs (kernels/sparse).
+enum class sparse_op : unsigned char { spmv, spmm };
+
+/// One sparse step: C = alpha·op(A)·B + beta·C, B and C dense with any strides (SpMV: k = 1, B
+/// and C columns). `threads`: the policy lets the kernel split rows over lazuli's threads.
+template <class V>
+struct sparse_step {
+  sparse_op op = sparse_op::spmv;
+  kernels::blas::trans t = kernels::blas::trans::none;
+  sparse_mat<V> A;
+  index_t k = 1;
+  V alpha{}, beta{};
+  mat<const V> B;
+  mat<V> C;
+  bool threads = true;
+};
+
 namespace detail_plan {
+std::string describe_sparse(const char* routine, char t, index_t m, index_t n, index_t nnz,
+                            index_t k, const std::string& alpha, const std::string& beta,
+                            index_t rsb, index_t rsc, int a, int b, int c);
 std::string describe_lapack(const char* routine, char t, char u, index_t m, index_t n, index_t nrhs,
                             index_t lda, index_t ldb, int a, int b);
 /// linalg_error for LAPACK's info > 0 from `routine` on an m×n matrix, in the user's `call`.
@@ -322,6 +359,9 @@ class exec_sink {
   /// A LAPACK step (kernels/lapack); info > 0 throws lz::linalg_error naming step.call.
   template <class V>
   void lapack(const char* rule, const lapack_step<V>& g);
+  /// A sparse step (kernels/sparse): one SpMV or SpMM.
+  template <class V>
+  void sparse(const char* rule, const sparse_step<V>& g);
   /// The map step: dst ⊕= e as one elementwise loop (rules/map.hpp; no opaque node left in e).
   template <lz::detail::assign_op Op, class P, class T, std::size_t R, class E>
   void map(const P& pol, tensor_view<T, R> dst, const E& e);
@@ -424,6 +464,16 @@ class explain_sink {
   void lapack(const char* rule, const lapack_step<V>& g) {
     step(detail_plan::describe_lapack(detail_plan::lapack_name<V>(g.op), char(g.t), char(g.u), g.m,
                                       g.n, g.nrhs, g.A.cs, g.B.cs, g.A.from.id, g.B.from.id),
+         rule);
+  }
+
+  template <class V>
+  void sparse(const char* rule, const sparse_step<V>& g) {
+    step(detail_plan::describe_sparse(
+             detail_plan::blas_name<V>(g.op == sparse_op::spmv ? "csrmv" : "csrmm"), char(g.t),
+             g.A.rows, g.A.cols, g.A.nnz, g.k, detail_plan::scalar_text(g.alpha),
+             detail_plan::scalar_text(g.beta), g.B.rs, g.C.rs, g.A.from.id, g.B.from.id,
+             g.C.from.id),
          rule);
   }
 
@@ -545,6 +595,28 @@ void exec_sink::lapack(const char*, const lapack_step<V>& g) {
   }
   if (info > 0)
     detail_plan::throw_lapack_info(g.call, detail_plan::lapack_name<V>(g.op), info, g.m, g.n);
+}
+
+template <class V>
+void exec_sink::sparse(const char*, const sparse_step<V>& g) {
+  namespace sp = kernels::sparse;
+  const auto run = [&]<class I>(const I*) {
+    const sp::csr<V, I> A{g.A.rows,
+                          g.A.cols,
+                          g.A.nnz,
+                          static_cast<const I*>(g.A.row_ptr),
+                          static_cast<const I*>(g.A.col_idx),
+                          g.A.values};
+    if (g.op == sparse_op::spmv)
+      sp::spmv<V, I>(g.t, A, g.alpha, g.B.ptr, g.B.rs, g.beta, g.C.ptr, g.C.rs, g.threads);
+    else
+      sp::spmm<V, I>(g.t, A, g.k, g.alpha, g.B.ptr, g.B.rs, g.B.cs, g.beta, g.C.ptr, g.C.rs, g.C.cs,
+                     g.threads);
+  };
+  if (g.A.index_bits == 64)
+    run(static_cast<const std::int64_t*>(nullptr));
+  else
+    run(static_cast<const std::int32_t*>(nullptr));
 }
 
 } // namespace lz::fusion

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <lz/expr/matmul.hpp>
+#include <lz/expr/sparse.hpp>
 #include <lz/fusion/plan.hpp>
 #include <lz/fusion/rules/chain.hpp>
 #include <lz/kernels/cpu/parallel.hpp>
@@ -68,9 +69,10 @@ const auto& peel(const E& e, V& scale, bool& trans) {
   }
 }
 
+// (The scale's type only has to take every scalar: complex<double> takes real and complex ones.)
 template <class E>
 using peeled_t = std::remove_cvref_t<decltype(peel(
-    std::declval<const E&>(), std::declval<double&>(), std::declval<bool&>()))>;
+    std::declval<const E&>(), std::declval<std::complex<double>&>(), std::declval<bool&>()))>;
 
 } // namespace detail_operands
 
@@ -393,23 +395,33 @@ void emit_product(Sink& s, const P& pol, const char* rule, const mat<const V>& A
   emit_gemm<V>(s, pol, rule, A, B, C, alpha, beta);
 }
 
-/// Lowers the product term `prod` (a matmul node, possibly scaled/transposed/nested) into
-/// `C = coef·prod + beta·C`. @pre no operand of the product overlaps C.
+/// A sparse product term (fusion/sparse.hpp).
+template <class V, class Sink, class P, class M>
+void lower_spmul(Sink& s, const P& pol, const char* rule, const M& prod, const mat<V>& C, V coef,
+                 V beta);
+
+/// Lowers the product term `prod` (a matmul node, possibly scaled/transposed/nested, or a sparse
+/// product) into `C = coef·prod + beta·C`. @pre no operand of the product overlaps C.
 template <class V, class Sink, class P, class M>
 void lower_product(Sink& s, const P& pol, const char* rule, const M& prod, const mat<V>& C, V coef,
                    V beta) {
-  constexpr std::size_t N = detail_products::count_factors<M>();
-  scaled_mat<V> f[N];
-  std::size_t n = 0;
-  V scale = coef;
-  detail_products::collect<V>(s, pol, prod, false, scale, f, n, rule);
-  const bool vec = rank_v<M> == 1;
-  if constexpr (N == 2) {
-    emit_product<V>(s, pol, rule, f[0].m, f[1].m, C, scale, beta, vec);
+  if constexpr (is_spmul_v<M>) {
+    lower_spmul<V>(s, pol, rule, prod, C, coef, beta);
+    return;
   } else {
-    mat<const V> m[N];
-    for (std::size_t i = 0; i < N; ++i) m[i] = f[i].m;
-    lower_chain<V>(s, pol, m, N, C, scale, beta, vec);
+    constexpr std::size_t N = detail_products::count_factors<M>();
+    scaled_mat<V> f[N];
+    std::size_t n = 0;
+    V scale = coef;
+    detail_products::collect<V>(s, pol, prod, false, scale, f, n, rule);
+    const bool vec = rank_v<M> == 1;
+    if constexpr (N == 2) {
+      emit_product<V>(s, pol, rule, f[0].m, f[1].m, C, scale, beta, vec);
+    } else {
+      mat<const V> m[N];
+      for (std::size_t i = 0; i < N; ++i) m[i] = f[i].m;
+      lower_chain<V>(s, pol, m, N, C, scale, beta, vec);
+    }
   }
 }
 

@@ -18,6 +18,8 @@
 #include <lz/fusion/rules/normal_equations.hpp>
 #include <lz/fusion/rules/reduce.hpp>
 #include <lz/fusion/rules/solve.hpp>
+#include <lz/fusion/rules/spmm.hpp>
+#include <lz/fusion/rules/spmv.hpp>
 #include <lz/fusion/rules/sum_of_products.hpp>
 #include <lz/fusion/rules/transpose.hpp>
 #include <lz/fusion/rules/triangular.hpp>
@@ -79,6 +81,8 @@ using rule_order = rule_list<rules::reduce,           // an axis reduction strai
                              rules::solve,            // solves → getrf/potrf/gels + solve
                              rules::triangular,       // triangular solves → trtrs in place
                              rules::inverse,          // inv(A) alone → getrf + getri
+                             rules::spmv,             // α·op(A)·x + β·y, A sparse → one SpMV
+                             rules::spmm,             // α·op(A)·B + β·C, A sparse → one SpMM
                              rules::gemm,             // product terms → BLAS calls into dst
                              rules::gemv,             //
                              rules::sum_of_products,  //

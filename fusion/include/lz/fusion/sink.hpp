@@ -8,6 +8,7 @@
 //   notes       `noting()`, `note({pieces})`: why a rule did or did not apply
 //   products    `gemm`, `gemv`, `syrk`, `axpy`, `scal` (rule name, step; plan.hpp)
 //   solvers     `lapack` (rule name, lapack_step: getrf, getrs, getri, potrf, potrs, trtrs, gels)
+//   sparse      `sparse` (rule name, sparse_step: one SpMV or SpMM over a CSR operand)
 //   loops       `map<Op>(pol, dst, e)`: dst ⊕= e as one elementwise loop (no opaque node in e)
 //   reductions  `reduce<Op>(pol, dst, e)`: an axis reduction of dst's shape, or a full reduction
 //               into a rank-0 dst, straight into dst
@@ -41,6 +42,7 @@ concept plan_sink = requires(S& s, const S& cs, const P& pol, const void* p, con
   s.axpy(rule, axpy_step<double>{});
   s.scal(rule, scal_step<double>{});
   s.lapack(rule, lapack_step<double>{});
+  s.sparse(rule, sparse_step<double>{});
   s.template map<lz::detail::assign_op::set>(pol, d, a);
   s.template reduce<lz::detail::assign_op::set>(pol, d, a);
 };

@@ -1,12 +1,13 @@
 // Additive term analysis shared by the product rules (gemm, gemv, sum of products):
 //   e = Σ coefᵢ·termᵢ   through +, -, unary -, and scalar * or / (scalars gathered from
 //   anywhere: 2*(A*(3*B)), -(A*B), (A*B)/4). A product term is a matmul node or the transpose
-//   of one. `lower_terms` then writes the non-product terms into the destination first (or
-//   folds a lone `c·dst` term into β, in place), and every product with β = 1 after the first:
-//   C = 2·A·B + 3·C is ONE gemm(α=2, β=3); A·B + D·E + C is gemm(β=1) twice after one copy.
+//   of one, or a sparse product (spmul: lowered by sparse.hpp). `lower_terms` then writes the
+//   non-product terms into the destination first (or folds a lone `c·dst` term into β, in place),
+//   and every product with β = 1 after the first: C = 2·A·B + 3·C is ONE gemm(α=2, β=3); A·B + D·E
+//   + C is gemm(β=1) twice after one copy.
 #pragma once
 
-#include <lz/fusion/products.hpp>
+#include <lz/fusion/sparse.hpp>
 
 namespace lz::fusion {
 namespace detail_terms {
@@ -16,7 +17,7 @@ using K = lz::detail::kind_t<E>;
 
 template <class E>
 constexpr bool is_product_term() {
-  if constexpr (is_matmul_v<std::remove_cvref_t<E>>)
+  if constexpr (is_matmul_v<std::remove_cvref_t<E>> || is_spmul_v<std::remove_cvref_t<E>>)
     return true;
   else if constexpr (std::is_same_v<K<E>, lz::detail::permute_kind>)
     return is_matmul_v<std::remove_cvref_t<decltype(std::declval<E>().arg)>>;
@@ -73,6 +74,7 @@ constexpr shape_kind shape_of() {
 struct counts {
   int products = 0, others = 0, product_rank = 0;
   int leaves = 0; // other terms that are memory leaves
+  int sparse = 0; // products with a sparse operand (counted in `products` too)
 };
 
 template <class E>
@@ -81,14 +83,15 @@ constexpr counts count() {
   if constexpr (k == shape_kind::sum || k == shape_kind::difference) {
     constexpr counts a = count<arg_t<E, 0>>(), b = count<arg_t<E, 1>>();
     return {a.products + b.products, a.others + b.others,
-            a.product_rank ? a.product_rank : b.product_rank, a.leaves + b.leaves};
+            a.product_rank ? a.product_rank : b.product_rank, a.leaves + b.leaves,
+            a.sparse + b.sparse};
   } else if constexpr (k == shape_kind::negation || k == shape_kind::scaled_right ||
                        k == shape_kind::divided)
     return count<arg_t<E, 0>>();
   else if constexpr (k == shape_kind::scaled_left)
     return count<arg_t<E, 1>>();
   else if constexpr (is_product_term<E>())
-    return {1, 0, int(rank_v<E>), 0};
+    return {1, 0, int(rank_v<E>), 0, is_spmul_v<std::remove_cvref_t<E>> ? 1 : 0};
   else
     return {0, 1, 0, std::is_same_v<K<E>, lz::detail::leaf_kind> ? 1 : 0};
 }
@@ -183,6 +186,8 @@ void for_each_leaf_deep(const E& e, F&& v) {
     v(e);
   else if constexpr (std::is_same_v<K, lz::detail::map_kind>)
     for_each_arg(e, [&](const auto& c) { for_each_leaf_deep(c, v); });
+  else if constexpr (std::is_same_v<K, lz::detail::sparse_kind>) // a sparse operand's values
+    for_each_leaf_deep(e.values_expr(), v);
   else if constexpr (requires { e.lhs, e.rhs; }) { // products, solves
     for_each_leaf_deep(e.lhs, v);
     for_each_leaf_deep(e.rhs, v);

@@ -15,8 +15,8 @@ struct gemm : product_terms_rule<gemm> {
   static constexpr const char* name = "gemm";
   /// Compile time: exactly one matrix-product term (plus any other terms).
   template <class E>
-  static constexpr bool matches =
-      term_counts_v<E>.products == 1 && term_counts_v<E>.product_rank == 2;
+  static constexpr bool matches = term_counts_v<E>.products == 1 && term_counts_v<E>.sparse == 0 &&
+                                  term_counts_v<E>.product_rank == 2;
   static constexpr rule_id id = rule_id::gemm;
 };
 

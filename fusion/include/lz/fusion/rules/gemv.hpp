@@ -12,8 +12,8 @@ struct gemv : product_terms_rule<gemv> {
   static constexpr const char* name = "gemv";
   /// Compile time: exactly one matrix-vector product term.
   template <class E>
-  static constexpr bool matches =
-      term_counts_v<E>.products == 1 && term_counts_v<E>.product_rank == 1;
+  static constexpr bool matches = term_counts_v<E>.products == 1 && term_counts_v<E>.sparse == 0 &&
+                                  term_counts_v<E>.product_rank == 1;
   static constexpr rule_id id = rule_id::gemv;
 };
 

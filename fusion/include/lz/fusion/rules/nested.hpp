@@ -13,6 +13,8 @@
 
 #include <lz/fusion/rules/gemm.hpp>
 #include <lz/fusion/rules/gemv.hpp>
+#include <lz/fusion/rules/spmm.hpp>
+#include <lz/fusion/rules/spmv.hpp>
 #include <lz/fusion/rules/sum_of_products.hpp>
 #include <lz/fusion/terms.hpp>
 
@@ -167,11 +169,13 @@ void lower_nested(Sink& s, const P& pol, View<T, R> dst, const E& e) {
       // The group's products into the target (β = 0, then accumulating); its other terms are
       // added by the loop below (substitute).
       const mat<V> C = mat_of_dst(target, s.origin_of(target.data()));
-      constexpr const char* rule = term_counts_v<G>.products > 1 ? rules::sum_of_products::name
-                                   : RG == 2                     ? rules::gemm::name
-                                                                 : rules::gemv::name;
+      constexpr auto c = term_counts_v<G>;
+      constexpr const char* rule = c.products > 1 ? rules::sum_of_products::name
+                                   : c.sparse ? (RG == 2 ? rules::spmm::name : rules::spmv::name)
+                                   : RG == 2  ? rules::gemm::name
+                                              : rules::gemv::name;
       if (s.noting())
-        s.note({"nested: the group's other terms join the elementwise pass (gemm β = 0)"});
+        s.note({"nested: the group's other terms join the elementwise pass (product β = 0)"});
       V beta = V(0);
       for_each_term(g, V(1), [&](const auto& term, const V& coef) {
         if constexpr (detail_terms::is_product_term<std::remove_cvref_t<decltype(term)>>()) {

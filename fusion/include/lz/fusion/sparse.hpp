@@ -1,0 +1,79 @@
+// Lowering a sparse product term `C = coef·op(S)·X + beta·C` (S sparse, X a dense vector or
+// matrix) into ONE sparse step (SpMV or SpMM), shared by the sparse rules (rules/spmv.hpp,
+// rules/spmm.hpp) and every rule that lowers product terms (lower_product dispatches here):
+//   - the sparse operand: a leaf's own arrays; a transposed leaf (a CSC view) sets op = T; a
+//     values expression that is c·(the values) (2*A, -A, A/4) folds c into α and reads the
+//     values in place; any other values expression (abs(A), A + A) is ONE loop into a
+//     temporary of nnz values, the pattern read in place;
+//   - the dense operand: scalars and transposes peeled (prepare_operand), an expression
+//     evaluated into a temporary;
+//   - α = coef · the scalars of both sides; β from the caller (the destination folded, or 1
+//     after another term). The kernels take any strides: no copy for a strided x, y, B or C.
+#pragma once
+
+#include <lz/expr/sparse.hpp>
+#include <lz/fusion/products.hpp>
+
+namespace lz::fusion {
+
+namespace detail_sparse {
+
+/// The sparse operand of a product, ready for a step; its scalar factor goes into `scale`.
+template <class V, class Sink, class P, class S>
+sparse_mat<V> prepare_sparse(Sink& s, const P& pol, const S& a, V& scale, const char* rule) {
+  using I = typename S::index_type;
+  const auto& p = a.pattern();
+  sparse_mat<V> m;
+  m.rows = p.rows, m.cols = p.cols, m.nnz = p.nnz;
+  m.index_bits = int(sizeof(I) * 8);
+  m.row_ptr = p.row_ptr, m.col_idx = p.col_idx;
+  m.trans = p.trans;
+  if constexpr (requires { a.values_; }) { // a leaf
+    m.values = a.values_data();
+    m.from = s.origin_of(m.values);
+  } else {
+    bool trans = false;
+    const auto& core = detail_operands::peel(a.values_expr(), scale, trans);
+    using C = std::remove_cvref_t<decltype(core)>;
+    if constexpr (lz::detail::is_kind_v<C, lz::detail::leaf_kind> &&
+                  std::is_same_v<value_t<C>, V>) {
+      m.values = core.data();
+      m.from = s.origin_of(m.values);
+    } else {
+      if (s.noting())
+        s.note({rule, ": the sparse operand's values are an expression; one loop writes them (",
+                detail_plan::byte_count{std::size_t(p.nnz) * sizeof(V)},
+                ") into a temporary, the pattern is read in place"});
+      auto t = s.template temp<V, 1>(shape_t<1>{p.nnz}, "sparse values");
+      const int id = s.last_temp();
+      plan_assign<lz::detail::assign_op::set>(s, pol, t, core);
+      m.values = t.data();
+      m.from = origin{id};
+    }
+  }
+  return m;
+}
+
+} // namespace detail_sparse
+
+/// Lowers the sparse product term `prod` (an spmul node) into `C = coef·prod + beta·C`: one
+/// SpMV (vector result) or SpMM step. @pre no operand of the product overlaps C.
+template <class V, class Sink, class P, class M>
+void lower_spmul(Sink& s, const P& pol, const char* rule, const M& prod, const mat<V>& C, V coef,
+                 V beta) {
+  sparse_step<V> g;
+  V scale = coef;
+  g.A = detail_sparse::prepare_sparse<V>(s, pol, prod.lhs, scale, rule);
+  const scaled_mat<V> x = prepare_operand<V>(s, pol, prod.rhs, rule);
+  g.op = rank_v<M> == 1 ? sparse_op::spmv : sparse_op::spmm;
+  g.t = g.A.trans ? kernels::blas::trans::transpose : kernels::blas::trans::none;
+  g.alpha = scale * x.scale;
+  g.beta = beta;
+  g.B = x.m;
+  g.C = C;
+  g.k = rank_v<M> == 1 ? 1 : C.cols;
+  g.threads = P::kind == exec_kind::automatic || P::kind == exec_kind::par;
+  s.sparse(rule, g);
+}
+
+} // namespace lz::fusion

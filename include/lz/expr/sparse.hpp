@@ -1,0 +1,319 @@
+// Sparse operands in expressions: the CSR leaf (`csr_view`; `lz::csr_matrix` in sparse.hpp owns
+// one), elementwise expressions over a sparse matrix's stored values with its own pattern
+// (`sparse_values_expr`: 2*A, abs(A), A + A), and the sparse × dense product node
+// (`spmul_expr`: A*x, A*B, transpose(A)*x). Structure only: the sparse rules
+// (fusion/rules/sparse_product.hpp) turn products and their surroundings into SpMV / SpMM steps;
+// a values expression is ONE dense loop over the values (sparse.hpp). A sparse operand is not an
+// lz::expression: `A + x` with a dense x does not compile (densify with lz::to_dense first).
+#pragma once
+
+#include <lz/expr/matmul.hpp>
+#include <lz/expr/nodes.hpp>
+#include <lz/expr/tensor.hpp>
+#include <lz/ops/math.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <type_traits>
+#include <vector>
+
+namespace lz {
+
+namespace detail {
+/// A CSR pattern (rows × cols as stored): owned (the vectors) or adopted (the pointers only).
+/// Immutable once built, so matrices with the same pattern share it (B = 2*A copies no index).
+template <class I>
+struct csr_pattern {
+  index_t rows = 0, cols = 0, nnz = 0;
+  const I* row_ptr = nullptr;
+  const I* col_idx = nullptr;
+  std::vector<I> own_row_ptr, own_col_idx;
+};
+
+/// Where a sparse operand's pattern is: the arrays, whether the operand is the stored matrix's
+/// transpose (a CSC view), and the owning pattern when there is one (for sharing it).
+template <class I>
+struct pattern_ref {
+  index_t rows = 0, cols = 0, nnz = 0; ///< of the stored CSR
+  const I* row_ptr = nullptr;
+  const I* col_idx = nullptr;
+  bool trans = false;
+  const std::shared_ptr<const csr_pattern<I>>* owner = nullptr;
+  bool host_readable = true; ///< the arrays are host memory (device patterns: compared by address)
+
+  shape_t<2> shape() const noexcept {
+    return trans ? shape_t<2>{cols, rows} : shape_t<2>{rows, cols};
+  }
+  pattern_ref transposed() const noexcept {
+    pattern_ref p = *this;
+    p.trans = !p.trans;
+    return p;
+  }
+  /// Same entries at the same places (the same arrays, or equal ones).
+  bool same_as(const pattern_ref& o) const noexcept {
+    if (trans != o.trans || rows != o.rows || cols != o.cols || nnz != o.nnz) return false;
+    if (row_ptr == o.row_ptr && col_idx == o.col_idx) return true;
+    if (!host_readable || !o.host_readable) return false;
+    for (index_t i = 0; i <= rows; ++i)
+      if (row_ptr[i] != o.row_ptr[i]) return false;
+    for (index_t k = 0; k < nnz; ++k)
+      if (col_idx[k] != o.col_idx[k]) return false;
+    return true;
+  }
+};
+
+/// shape_error: `op` on two sparse operands whose patterns differ (kernels/common/errors.cpp).
+[[noreturn]] void throw_sparse_pattern(const char* op, const index_t* a, const index_t* b);
+/// layout_error for CSR arrays kernels::sparse::check_pattern refused, in `call`.
+[[noreturn]] void throw_bad_pattern(const char* call, const char* what, index_t row);
+/// layout_error: `what` (rows, cols or nnz) = v is negative or does not fit a `bits`-bit index.
+[[noreturn]] void throw_index_overflow(const char* call, const char* what, index_t v, int bits);
+} // namespace detail
+
+/// A sparse operand: lz::csr_matrix, lz::csr_view, or an expression over one's values.
+template <class S>
+concept sparse_expression = requires {
+  typename std::remove_cvref_t<S>::lz_sparse;
+};
+
+/// A non-owning CSR matrix (rows × cols stored row by row), or its transpose when `trans`
+/// (which is how a CSC matrix is seen: lz::adopt_csc). Made by csr_matrix::view(), lz::adopt_csr,
+/// lz::transpose of a sparse leaf. The arrays must outlive it.
+template <class T, class I = std::int32_t>
+struct csr_view {
+  using lz_sparse = void;
+  using lz_kind = detail::sparse_kind;
+  static constexpr memory_space lz_space = memory_space::host;
+  static constexpr std::size_t rank = 2;
+  using value_type = std::remove_const_t<T>;
+  using index_type = I;
+
+  detail::pattern_ref<I> pattern_;
+  T* values_ = nullptr;
+
+  /// The operand's shape (the stored matrix's, or its transpose's).
+  shape_t<2> shape() const noexcept { return pattern_.shape(); }
+  index_t nnz() const noexcept { return pattern_.nnz; }
+  const detail::pattern_ref<I>& pattern() const noexcept { return pattern_; }
+  T* values_data() const noexcept { return values_; }
+  /// The stored values as a rank-1 view (nnz elements).
+  tensor_view<T, 1> values() const noexcept {
+    return tensor_view<T, 1>(values_, strided_layout<1>::right(shape_t<1>{pattern_.nnz}),
+                             detail::trusted);
+  }
+  /// The values as an expression (what elementwise operations on the matrix apply to).
+  tensor_view<const value_type, 1> values_expr() const noexcept {
+    return tensor_view<const value_type, 1>(
+        values_, strided_layout<1>::right(shape_t<1>{pattern_.nnz}), detail::trusted);
+  }
+  /// The stored values when this operand is a plain leaf (spmul reads them in place).
+  const value_type* leaf_values() const noexcept { return values_; }
+  /// The read-only view expressions hold (as_const()).
+  using const_view = csr_view<const value_type, I>;
+  const_view as_const() const noexcept { return {pattern_, values_}; }
+};
+
+/// An elementwise expression over a sparse matrix's stored values, with the matrix's pattern:
+/// 2*A, abs(A), A + A (the same pattern). `values` is a dense rank-1 expression of nnz elements.
+/// `base` is the leaf's own values when `values` is a plain view of them.
+template <class I, class E>
+struct sparse_values_expr {
+  using lz_sparse = void;
+  using lz_kind = detail::sparse_kind;
+  static constexpr memory_space lz_space = space_v<E>; ///< the values' (host or device)
+  static constexpr std::size_t rank = 2;
+  using value_type = value_t<E>;
+  using index_type = I;
+
+  detail::pattern_ref<I> pattern_;
+  E values;
+
+  shape_t<2> shape() const noexcept { return pattern_.shape(); }
+  index_t nnz() const noexcept { return pattern_.nnz; }
+  const detail::pattern_ref<I>& pattern() const noexcept { return pattern_; }
+  const E& values_expr() const noexcept { return values; }
+  const value_type* leaf_values() const noexcept { return nullptr; }
+};
+
+/// op(A)·X for a sparse A and a dense vector or matrix X (built by `A * x`, `A * B`).
+template <class S, class X>
+struct spmul_expr {
+  using lz_expression = void;
+  using lz_kind = detail::opaque_kind;
+  static constexpr std::size_t rank = rank_v<X>;
+  using value_type = value_t<X>;
+  S lhs;
+  X rhs;
+  shape_t<rank> shape_;
+
+  const shape_t<rank>& shape() const noexcept { return shape_; }
+  static constexpr const char* op_name() { return rank == 1 ? "spmv" : "spmm"; }
+  /// Evaluates the product into a fresh tensor (a product inside a reduction's operand).
+  template <class P>
+  tensor<value_type, rank> materialize(const P& pol) const {
+    tensor<value_type, rank> t(shape_, uninitialized);
+    detail::assign_with<detail::assign_op::set>(pol, t.view(), *this);
+    return t;
+  }
+};
+
+template <class E>
+inline constexpr bool is_spmul_v = false;
+template <class S, class X>
+inline constexpr bool is_spmul_v<spmul_expr<S, X>> = true;
+
+namespace detail {
+
+// How a sparse operand is held inside a node: every leaf as a view of const values (csr_view, or
+// the device's; the matrix must outlive the expression, as a dense lvalue must), a values
+// expression by value.
+template <class S>
+auto sparse_closure(const S& s) {
+  if constexpr (requires { s.view(); })
+    return s.view(); // (the const overload: a view of const values)
+  else if constexpr (requires { s.values_; })
+    return s.as_const();
+  else
+    return s;
+}
+template <class S>
+using sparse_closure_t = decltype(sparse_closure(std::declval<const S&>()));
+
+template <class S>
+constexpr void check_sparse_lvalue() {
+  static_assert(
+      !std::is_rvalue_reference_v<S&&> || !requires { std::declval<S>().view(); },
+      "lz: a temporary lz::csr_matrix cannot be an operand (an expression would "
+      "outlive it): store the matrix in a variable first");
+}
+
+template <class S, class E>
+auto make_sparse_values(const S& s, E&& e) {
+  return sparse_values_expr<typename std::remove_cvref_t<S>::index_type, std::remove_cvref_t<E>>{
+      s.pattern(), std::forward<E>(e)};
+}
+
+template <class A, class B>
+void same_pattern(const char* op, const A& a, const B& b) {
+  static_assert(std::is_same_v<typename std::remove_cvref_t<A>::index_type,
+                               typename std::remove_cvref_t<B>::index_type>,
+                "lz: sparse operands with different index types");
+  if (!a.pattern().same_as(b.pattern()))
+    throw_sparse_pattern(op, a.shape().data(), b.shape().data());
+}
+
+} // namespace detail
+
+// ---- elementwise on the stored values (the overloads carry // comments: the API reference keeps
+// the dense functions' briefs for these names) ----------------------------------------------
+
+// c·A, A·c, A/c, -A: the values scaled, the pattern kept.
+template <scalar_like C, sparse_expression S>
+auto operator*(const C& c, S&& s) {
+  detail::check_sparse_lvalue<S>();
+  return detail::make_sparse_values(s, c * s.values_expr());
+}
+template <sparse_expression S, scalar_like C>
+auto operator*(S&& s, const C& c) {
+  detail::check_sparse_lvalue<S>();
+  return detail::make_sparse_values(s, s.values_expr() * c);
+}
+template <sparse_expression S, scalar_like C>
+auto operator/(S&& s, const C& c) {
+  detail::check_sparse_lvalue<S>();
+  return detail::make_sparse_values(s, s.values_expr() / c);
+}
+template <sparse_expression S>
+auto operator-(S&& s) {
+  detail::check_sparse_lvalue<S>();
+  return detail::make_sparse_values(s, -s.values_expr());
+}
+// A + B, A - B for two operands with the same pattern (else lz::shape_error naming both).
+template <sparse_expression A, sparse_expression B>
+auto operator+(A&& a, B&& b) {
+  detail::check_sparse_lvalue<A>();
+  detail::check_sparse_lvalue<B>();
+  detail::same_pattern("+", a, b);
+  return detail::make_sparse_values(a, a.values_expr() + b.values_expr());
+}
+template <sparse_expression A, sparse_expression B>
+auto operator-(A&& a, B&& b) {
+  detail::check_sparse_lvalue<A>();
+  detail::check_sparse_lvalue<B>();
+  detail::same_pattern("-", a, b);
+  return detail::make_sparse_values(a, a.values_expr() - b.values_expr());
+}
+
+// Functions with f(0) = 0 keep the pattern (a stored zero stays consistent with the implicit
+// ones); others (exp, cos) would fill it and are not offered.
+#define LZ_SPARSE_UNARY(NAME)                                                                      \
+  template <sparse_expression S>                                                                   \
+  auto NAME(S&& s) {                                                                               \
+    detail::check_sparse_lvalue<S>();                                                              \
+    return detail::make_sparse_values(s, lz::NAME(s.values_expr()));                               \
+  }
+// Elementwise on a sparse matrix's stored values (the pattern kept): |A|.
+LZ_SPARSE_UNARY(abs)
+// Elementwise on the stored values: √A.
+LZ_SPARSE_UNARY(sqrt)
+// Elementwise on the stored values: A².
+LZ_SPARSE_UNARY(square)
+// Elementwise on the stored values: sin(A).
+LZ_SPARSE_UNARY(sin)
+// Elementwise on the stored values: tanh(A).
+LZ_SPARSE_UNARY(tanh)
+#undef LZ_SPARSE_UNARY
+
+// f applied to a sparse matrix's stored values (the pattern kept: f should map 0 to 0, since
+// the entries that are not stored stay 0).
+template <class F, sparse_expression S>
+auto map(F f, S&& s) {
+  detail::check_sparse_lvalue<S>();
+  return detail::make_sparse_values(s, lz::map(f, s.values_expr()));
+}
+
+// The transpose of a sparse leaf: the same arrays read as CSC (never copies).
+template <sparse_expression S>
+requires requires(const S& s) { s.view(); } || requires(const S& s) {
+  s.values_;
+}
+auto transpose(S&& s) {
+  detail::check_sparse_lvalue<S>();
+  auto v = detail::sparse_closure(s);
+  v.pattern_ = v.pattern_.transposed();
+  return v;
+}
+
+// ---- products --------------------------------------------------------------------------------
+
+// op(A)·x and op(A)·B: a sparse matrix times a dense vector or matrix (one SpMV / SpMM at
+// assignment, with scalars and the destination folded into α and β).
+template <sparse_expression S, expression X>
+auto operator*(S&& s, X&& x) {
+  detail::check_sparse_lvalue<S>();
+  static_assert(rank_v<X> == 1 || rank_v<X> == 2,
+                "lz: a sparse matrix multiplies a dense vector or matrix");
+  static_assert(std::is_same_v<value_t<S>, value_t<X>>,
+                "lz: a sparse product's operands must have the same element type (convert one "
+                "with lz::cast<T>)");
+  static_assert(!mixes_spaces(space_v<S> | space_v<X>),
+                "lz: a sparse product mixes host and device operands: copy one side explicitly "
+                "(lz::to_device / lz::to_host)");
+  const auto sa = s.shape();
+  const auto sx = x.shape();
+  if (sa[1] != sx[0]) detail::throw_matmul_inner(sa.data(), sx.data(), rank_v<X>);
+  shape_t<rank_v<X>> r = sx;
+  r[0] = sa[0];
+  using CS = detail::sparse_closure_t<S>;
+  using CX = closure_t<X&&>;
+  return spmul_expr<CS, CX>{detail::sparse_closure(s), make_closure(std::forward<X>(x)), r};
+}
+
+// A sparse × sparse product (SpGEMM) is not built yet.
+template <sparse_expression A, sparse_expression B>
+void operator*(A&&, B&&) {
+  static_assert(sizeof(A) == 0, "lz: sparse x sparse products (SpGEMM) are not supported yet: "
+                                "densify one side with lz::to_dense");
+}
+
+} // namespace lz

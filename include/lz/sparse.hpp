@@ -1,0 +1,331 @@
+// Sparse matrices: lz::csr_matrix<T, I> (compressed sparse row, values float, double or complex,
+// indices int32 or int64), adopted CSR / CSC arrays (lz::adopt_csr, lz::adopt_csc: zero-copy),
+// and the same expressions as dense matrices: `y = 2*A*x - 3*y` is one SpMV with α and β folded,
+// `C = transpose(A)*B + C` one SpMM, `B = 2*abs(A)` one loop over the values (the pattern shared,
+// not copied), `lz::sum(A)` a reduction over the values. docs/sparse.md is the user's page.
+#pragma once
+
+#include <lz/evaluate.hpp>
+#include <lz/expr/sparse.hpp>
+#include <lz/kernels/sparse/csr.hpp>
+#include <lz/ops/reductions.hpp>
+
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <span>
+#include <vector>
+
+namespace lz {
+
+namespace detail {
+template <class I>
+void check_index_fits(const char* call, const char* what, index_t v) {
+  if (v < 0 || (sizeof(I) < sizeof(index_t) && v > index_t(std::numeric_limits<I>::max())))
+    throw_index_overflow(call, what, v, int(sizeof(I) * 8));
+}
+} // namespace detail
+
+/// How adopted or moved-in CSR arrays are treated: checked as they are (sorted, no duplicate
+/// columns in a row: else lz::layout_error), or sorted (and duplicates summed) in place.
+enum class csr_order : unsigned char { check, sort };
+
+/// A sparse matrix in compressed sparse row form: rows × cols, `nnz()` stored entries, row i's
+/// at [row_ptr()[i], row_ptr()[i+1]) of col_idx() and values(). The pattern (row_ptr, col_idx) is
+/// immutable and shared between matrices made from one another (`B = 2*A` copies no index); the
+/// values are the matrix's own. Copying copies the values and shares the pattern.
+template <class T, class I = std::int32_t>
+class csr_matrix {
+  static_assert(std::is_same_v<I, std::int32_t> || std::is_same_v<I, std::int64_t>,
+                "lz::csr_matrix: the index type is std::int32_t or std::int64_t");
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                    std::is_same_v<T, std::complex<float>> ||
+                    std::is_same_v<T, std::complex<double>>,
+                "lz::csr_matrix: values are float, double or std::complex of them");
+  using pattern_t = detail::csr_pattern<I>;
+
+ public:
+  using lz_sparse = void;
+  using lz_kind = detail::sparse_kind;
+  static constexpr memory_space lz_space = memory_space::host;
+  static constexpr std::size_t rank = 2;
+  using value_type = T;
+  using index_type = I;
+
+  /// 0 × 0.
+  csr_matrix() : csr_matrix(0, 0) {}
+  /// rows × cols with no stored entry.
+  csr_matrix(index_t rows, index_t cols) {
+    detail::check_index_fits<I>("lz::csr_matrix", "rows", rows);
+    detail::check_index_fits<I>("lz::csr_matrix", "cols", cols);
+    auto p = std::make_shared<pattern_t>();
+    p->rows = rows;
+    p->cols = cols;
+    p->own_row_ptr.assign(std::size_t(rows) + 1, I(0));
+    p->row_ptr = p->own_row_ptr.data();
+    p_ = std::move(p);
+  }
+  /// Takes CSR arrays over (moved in). `order`: check them (lz::layout_error naming the row) or
+  /// sort each row and sum duplicate columns.
+  csr_matrix(index_t rows, index_t cols, std::vector<I> row_ptr, std::vector<I> col_idx,
+             std::vector<T> values, csr_order order = csr_order::check) {
+    constexpr const char* call = "lz::csr_matrix";
+    detail::check_index_fits<I>(call, "rows", rows);
+    detail::check_index_fits<I>(call, "cols", cols);
+    if (row_ptr.size() != std::size_t(rows) + 1 || col_idx.size() != values.size())
+      detail::throw_bad_pattern(call,
+                                row_ptr.size() != std::size_t(rows) + 1
+                                    ? "row_ptr must have rows + 1 entries"
+                                    : "col_idx and values must have the same length",
+                                -1);
+    index_t where = -1;
+    const index_t nnz = index_t(col_idx.size());
+    if (const char* bad = kernels::sparse::check_pattern<I>(
+            rows, cols, nnz, row_ptr.data(), col_idx.data(), order == csr_order::check, where))
+      detail::throw_bad_pattern(call, bad, where);
+    index_t n = nnz;
+    if (order == csr_order::sort)
+      n = kernels::sparse::sort_rows<T, I>(rows, row_ptr.data(), col_idx.data(), values.data());
+    col_idx.resize(std::size_t(n));
+    adopt_arrays(rows, cols, std::move(row_ptr), std::move(col_idx), values.data(), n);
+  }
+  /// A deep copy of any sparse operand (a view, a transposed view, a values expression).
+  template <sparse_expression S>
+  requires(!std::is_same_v<std::remove_cvref_t<S>, csr_matrix>) csr_matrix(const S& s) {
+    *this = s;
+  }
+
+  /// From triplets (row, col, value): duplicates summed, indices checked (std::out_of_range
+  /// naming the triplet).
+  static csr_matrix from_triplets(index_t rows, index_t cols, std::span<const I> r,
+                                  std::span<const I> c, std::span<const T> v) {
+    if (r.size() != c.size() || r.size() != v.size())
+      throw shape_error("lz::csr_matrix::from_triplets: rows, cols and values must have the "
+                        "same length (" +
+                        std::to_string(r.size()) + ", " + std::to_string(c.size()) + ", " +
+                        std::to_string(v.size()) + ")");
+    detail::check_index_fits<I>("lz::csr_matrix::from_triplets", "rows", rows);
+    detail::check_index_fits<I>("lz::csr_matrix::from_triplets", "cols", cols);
+    std::vector<I> rp, ci;
+    std::vector<T> vals;
+    kernels::sparse::from_triplets<T, I>(rows, cols, index_t(r.size()), r.data(), c.data(),
+                                         v.data(), rp, ci, vals);
+    csr_matrix m;
+    m.adopt_arrays(rows, cols, std::move(rp), std::move(ci), vals.data(), index_t(vals.size()));
+    return m;
+  }
+
+  /// The entries of a dense matrix expression with |value| > tol (tol = 0: every nonzero).
+  template <matrix_expression E>
+  static csr_matrix from_dense(const E& e, double tol = 0) {
+    static_assert(std::is_same_v<value_t<E>, T>,
+                  "lz::csr_matrix::from_dense: the expression's element type must be T");
+    const tensor<T, 2> d = lz::eval(e);
+    const index_t m = d.shape()[0], n = d.shape()[1];
+    detail::check_index_fits<I>("lz::csr_matrix::from_dense", "rows", m);
+    detail::check_index_fits<I>("lz::csr_matrix::from_dense", "cols", n);
+    std::vector<I> rp(std::size_t(m) + 1, I(0)), ci;
+    std::vector<T> vals;
+    for (index_t i = 0; i < m; ++i) {
+      for (index_t j = 0; j < n; ++j) {
+        const T x = d(i, j);
+        if (std::abs(x) > tol || (tol == 0 && x != T(0))) {
+          ci.push_back(I(j));
+          vals.push_back(x);
+        }
+      }
+      detail::check_index_fits<I>("lz::csr_matrix::from_dense", "nnz", index_t(ci.size()));
+      rp[std::size_t(i) + 1] = I(ci.size());
+    }
+    csr_matrix r;
+    r.adopt_arrays(m, n, std::move(rp), std::move(ci), vals.data(), index_t(vals.size()));
+    return r;
+  }
+
+  csr_matrix(const csr_matrix& o) : p_(o.p_), v_(o.v_) {}
+  csr_matrix(csr_matrix&&) noexcept = default;
+  csr_matrix& operator=(const csr_matrix& o) {
+    if (this != &o) {
+      v_ = o.v_;
+      p_ = o.p_;
+    }
+    return *this;
+  }
+  csr_matrix& operator=(csr_matrix&&) noexcept = default;
+
+  /// Evaluates a sparse expression: its pattern (shared when it has an owner, else copied) and
+  /// its values in ONE loop (the dense engine over the values). A transposed operand is
+  /// transposed into CSR here (one counting sort). Strong guarantee: on a throw *this is
+  /// unchanged.
+  template <sparse_expression S>
+  requires(!std::is_same_v<std::remove_cvref_t<S>, csr_matrix>) csr_matrix& operator=(const S& s) {
+    static_assert(std::is_same_v<typename S::index_type, I>,
+                  "lz::csr_matrix: assigning a sparse expression of another index type");
+    detail::check_narrowing<value_t<S>, T, S>();
+    const auto& pr = s.pattern();
+    tensor<T, 1> v(shape_t<1>{pr.nnz}, uninitialized);
+    detail::assign_to<detail::assign_op::set>(v.view(), s.values_expr());
+    if (pr.trans) {
+      *this = transposed_copy(pr, v.data());
+      return *this;
+    }
+    std::shared_ptr<const pattern_t> p;
+    if (pr.owner)
+      p = *pr.owner;
+    else
+      p = copy_pattern(pr);
+    p_ = std::move(p);
+    v_ = std::move(v);
+    return *this;
+  }
+
+  index_t rows() const noexcept { return p_->rows; }
+  index_t cols() const noexcept { return p_->cols; }
+  index_t nnz() const noexcept { return p_->nnz; }
+  shape_t<2> shape() const noexcept { return {p_->rows, p_->cols}; }
+  std::span<const I> row_ptr() const noexcept { return {p_->row_ptr, std::size_t(p_->rows) + 1}; }
+  std::span<const I> col_idx() const noexcept { return {p_->col_idx, std::size_t(p_->nnz)}; }
+  std::span<const T> values() const noexcept { return {v_.data(), std::size_t(p_->nnz)}; }
+  std::span<T> values() noexcept { return {v_.data(), std::size_t(p_->nnz)}; }
+  /// The values as a rank-1 tensor view (write them with any dense expression).
+  tensor_view<T, 1> values_view() noexcept { return v_.view(); }
+  tensor_view<const T, 1> values_expr() const noexcept { return v_.view(); }
+  const T* leaf_values() const noexcept { return v_.data(); }
+  /// True when both matrices hold the same pattern object (made from one another).
+  bool shares_pattern_with(const csr_matrix& o) const noexcept { return p_ == o.p_; }
+
+  detail::pattern_ref<I> pattern() const noexcept {
+    return {p_->rows, p_->cols, p_->nnz, p_->row_ptr, p_->col_idx, false, &p_};
+  }
+  csr_view<T, I> view() noexcept { return {pattern(), v_.data()}; }
+  csr_view<const T, I> view() const noexcept { return {pattern(), v_.data()}; }
+
+  /// The entry (i, j): its stored value or 0 (a binary search in row i).
+  T operator()(index_t i, index_t j) const {
+    if (i < 0 || i >= rows() || j < 0 || j >= cols())
+      throw std::out_of_range("lz::csr_matrix: (" + std::to_string(i) + ", " + std::to_string(j) +
+                              ") is outside " + std::to_string(rows()) + " x " +
+                              std::to_string(cols()));
+    const I* b = p_->col_idx + p_->row_ptr[i];
+    const I* e = p_->col_idx + p_->row_ptr[i + 1];
+    const I* it = std::lower_bound(b, e, I(j));
+    return it != e && *it == I(j) ? v_.data()[it - p_->col_idx] : T(0);
+  }
+
+ private:
+  void adopt_arrays(index_t rows, index_t cols, std::vector<I> rp, std::vector<I> ci, const T* vals,
+                    index_t nnz) {
+    auto p = std::make_shared<pattern_t>();
+    p->rows = rows;
+    p->cols = cols;
+    p->nnz = nnz;
+    p->own_row_ptr = std::move(rp);
+    p->own_col_idx = std::move(ci);
+    p->row_ptr = p->own_row_ptr.data();
+    p->col_idx = p->own_col_idx.data();
+    tensor<T, 1> v(shape_t<1>{nnz}, uninitialized);
+    std::copy(vals, vals + nnz, v.data());
+    p_ = std::move(p);
+    v_ = std::move(v);
+  }
+  static std::shared_ptr<const pattern_t> copy_pattern(const detail::pattern_ref<I>& pr) {
+    auto p = std::make_shared<pattern_t>();
+    p->rows = pr.rows;
+    p->cols = pr.cols;
+    p->nnz = pr.nnz;
+    p->own_row_ptr.assign(pr.row_ptr, pr.row_ptr + pr.rows + 1);
+    p->own_col_idx.assign(pr.col_idx, pr.col_idx + pr.nnz);
+    p->row_ptr = p->own_row_ptr.data();
+    p->col_idx = p->own_col_idx.data();
+    return p;
+  }
+  // CSR of the transpose of the stored (rows × cols) matrix: counting sort by column, which
+  // leaves each new row's columns sorted.
+  static csr_matrix transposed_copy(const detail::pattern_ref<I>& pr, const T* vals) {
+    std::vector<I> rp(std::size_t(pr.cols) + 1, I(0)), ci(std::size_t(pr.nnz));
+    std::vector<T> v(std::size_t(pr.nnz));
+    for (index_t k = 0; k < pr.nnz; ++k) ++rp[std::size_t(pr.col_idx[k]) + 1];
+    for (index_t j = 0; j < pr.cols; ++j) rp[std::size_t(j) + 1] += rp[std::size_t(j)];
+    std::vector<I> next(rp.begin(), rp.end() - 1);
+    for (index_t i = 0; i < pr.rows; ++i)
+      for (I k = pr.row_ptr[i]; k < pr.row_ptr[i + 1]; ++k) {
+        const I at = next[std::size_t(pr.col_idx[k])]++;
+        ci[std::size_t(at)] = I(i);
+        v[std::size_t(at)] = vals[k];
+      }
+    csr_matrix m;
+    m.adopt_arrays(pr.cols, pr.rows, std::move(rp), std::move(ci), v.data(), pr.nnz);
+    return m;
+  }
+
+  std::shared_ptr<const pattern_t> p_;
+  tensor<T, 1> v_;
+};
+
+/// Adopts CSR arrays the caller owns (zero-copy; they must outlive the view and every expression
+/// over it). The pattern is checked (lz::layout_error naming the row), or with csr_order::sort
+/// sorted in place first (duplicates are then refused: sorting cannot shrink adopted arrays).
+template <class T, class I>
+csr_view<T, I> adopt_csr(index_t rows, index_t cols, index_t nnz, I* row_ptr, I* col_idx, T* values,
+                         csr_order order = csr_order::check) {
+  constexpr const char* call = "lz::adopt_csr";
+  detail::check_index_fits<I>(call, "rows", rows);
+  detail::check_index_fits<I>(call, "cols", cols);
+  detail::check_index_fits<I>(call, "nnz", nnz);
+  if (!row_ptr || (nnz > 0 && (!col_idx || !values)))
+    detail::throw_bad_pattern(call, "null array", -1);
+  index_t where = -1;
+  if (const char* bad =
+          kernels::sparse::check_pattern<I>(rows, cols, nnz, row_ptr, col_idx, true, where)) {
+    if (order == csr_order::check ||
+        kernels::sparse::check_pattern<I>(rows, cols, nnz, row_ptr, col_idx, false, where))
+      detail::throw_bad_pattern(call, bad, where);
+    if (kernels::sparse::sort_rows<std::remove_const_t<T>, I>(rows, row_ptr, col_idx, values) !=
+        nnz)
+      detail::throw_bad_pattern(call, "duplicate column in a row (cannot be summed in place)", -1);
+  }
+  return {detail::pattern_ref<I>{rows, cols, nnz, row_ptr, col_idx, false, nullptr}, values};
+}
+
+/// Adopts CSC arrays (col_ptr: cols + 1 offsets, row_idx): the transposed view of the CSR
+/// arrays of the transpose, zero-copy.
+template <class T, class I>
+csr_view<T, I> adopt_csc(index_t rows, index_t cols, index_t nnz, I* col_ptr, I* row_idx, T* values,
+                         csr_order order = csr_order::check) {
+  auto v = adopt_csr(cols, rows, nnz, col_ptr, row_idx, values, order);
+  v.pattern_ = v.pattern_.transposed();
+  return v;
+}
+
+/// A sparse operand as a dense tensor (zeros where nothing is stored).
+template <sparse_expression S>
+tensor<value_t<S>, 2> to_dense(const S& s) {
+  static_assert(space_v<S> == memory_space::host,
+                "lz::to_dense: a device sparse matrix: copy it with lz::to_host first");
+  using T = value_t<S>;
+  const auto& p = s.pattern();
+  tensor<T, 1> v(shape_t<1>{p.nnz}, uninitialized);
+  detail::assign_to<detail::assign_op::set>(v.view(), s.values_expr());
+  tensor<T, 2> d(s.shape());
+  for (index_t i = 0; i < p.rows; ++i)
+    for (index_t k = p.row_ptr[i]; k < p.row_ptr[i + 1]; ++k) {
+      const index_t j = p.col_idx[k];
+      (p.trans ? d(j, i) : d(i, j)) += v(k);
+    }
+  return d;
+}
+
+// Sum of the stored values (the entries not stored are 0).
+template <sparse_expression S>
+auto sum(S&& s) {
+  detail::check_sparse_lvalue<S>();
+  return lz::sum(s.values_expr());
+}
+// Frobenius norm: sqrt of the sum of the squared stored values.
+template <sparse_expression S>
+auto norm2(S&& s) {
+  detail::check_sparse_lvalue<S>();
+  return lz::norm2(s.values_expr());
+}
+
+} // namespace lz

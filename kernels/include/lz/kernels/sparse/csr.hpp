@@ -1,0 +1,62 @@
+// Sparse kernels: the compiled half of lz::csr_matrix (include/lz/sparse.hpp). CSR (compressed
+// sparse row) over raw arrays: row i's entries are col_idx[k], values[k] for k in
+// [row_ptr[i], row_ptr[i+1]). Products (spmv, spmm) report to the BLAS recorder (blas.hpp's
+// `call`: routine "dcsrmv" / "dcsrmm" ...) and are traced under LZ_LOG=blas; building and
+// checking patterns (triplets, validation, sorting) is here too so that the header stays small.
+// Instantiated for V in {float, double, complex<float>, complex<double>} and I in {int32, int64}.
+#pragma once
+
+#include <lz/config.hpp>
+#include <lz/kernels/blas/blas.hpp>
+
+#include <cstdint>
+#include <vector>
+
+namespace lz::kernels::sparse {
+
+/// A CSR matrix as the kernels read it (rows × cols, nnz = row_ptr[rows] - row_ptr[0]).
+template <class V, class I>
+struct csr {
+  index_t rows = 0, cols = 0, nnz = 0;
+  const I* row_ptr = nullptr; ///< rows + 1 offsets, non-decreasing
+  const I* col_idx = nullptr; ///< nnz column indices in [0, cols), sorted within each row
+  const V* values = nullptr;  ///< nnz values
+};
+
+/// y = alpha·op(A)·x + beta·y (op: none, transpose, conj_transpose). x has op(A).cols entries,
+/// y op(A).rows, at signed strides incx, incy (pointers to element 0). beta == 0 never reads y
+/// (NaN and Inf in y do not leak). `threads`: false runs on the calling thread only; true lets
+/// the kernel split the work over lazuli's threads (kernels::cpu::parallel_for) when it is large
+/// enough. Results do not depend on the number of threads (each y element is summed in one fixed
+/// order). @pre x and y do not overlap.
+template <class V, class I>
+void spmv(blas::trans t, const csr<V, I>& A, V alpha, const V* x, index_t incx, V beta, V* y,
+          index_t incy, bool threads);
+
+/// C = alpha·op(A)·B + beta·C with B op(A).cols × k and C op(A).rows × k, any signed strides
+/// (element (i, j) of B at B[i*rsb + j*csb]). beta == 0 never reads C. @pre B and C do not
+/// overlap.
+template <class V, class I>
+void spmm(blas::trans t, const csr<V, I>& A, index_t k, V alpha, const V* B, index_t rsb,
+          index_t csb, V beta, V* C, index_t rsc, index_t csc, bool threads);
+
+/// Builds CSR arrays from `count` triplets (r[i], c[i], v[i]): indices checked against rows ×
+/// cols (std::out_of_range naming the triplet), duplicates summed, columns sorted in each row.
+/// Throws lz::layout_error when the entry count does not fit I.
+template <class V, class I>
+void from_triplets(index_t rows, index_t cols, index_t count, const I* r, const I* c, const V* v,
+                   std::vector<I>& row_ptr, std::vector<I>& col_idx, std::vector<V>& values);
+
+/// What is wrong with a CSR pattern, or nullptr when it is valid: row_ptr[0] == 0, non-decreasing,
+/// row_ptr[rows] == nnz, every column in [0, cols); with `sorted`, strictly increasing columns in
+/// each row (no duplicates). `where` receives the offending row.
+template <class I>
+const char* check_pattern(index_t rows, index_t cols, index_t nnz, const I* row_ptr,
+                          const I* col_idx, bool sorted, index_t& where);
+
+/// Sorts each row's columns (values alongside) and sums duplicates in place; returns the new nnz
+/// (row_ptr rewritten). @pre check_pattern(..., sorted = false) passed.
+template <class V, class I>
+index_t sort_rows(index_t rows, I* row_ptr, I* col_idx, V* values);
+
+} // namespace lz::kernels::sparse

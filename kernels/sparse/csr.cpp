@@ -1,0 +1,519 @@
+// Sparse kernels (kernels/include/lz/kernels/sparse/csr.hpp): CSR products spmv and spmm on the
+// calling thread or over lazuli's threads (kernels::cpu::parallel_for, never TBB itself), each
+// call reported to the BLAS recorder and traced under LZ_LOG=blas like kernels/blas/cblas.cpp.
+// Building and checking patterns is in build.cpp.
+//
+// Determinism. op(A) = A: every output element is one sum over its row of A, in storage order,
+// with two accumulators (even and odd positions, added at the end) for a vector's rows of 8 or
+// more entries, one for shorter ones, and one per column for a block of columns; threads take whole
+// rows, so the result does not depend on how many there are. op(A) = Aᵀ or Aᴴ scatters rows of A
+// into the output: the rows are cut into a number of blocks that depends only on the matrix (nnz,
+// cols and k, never the threads or the `threads` flag, see transpose_blocks), block 0 adds into the
+// (scaled) output, every other block into a zeroed buffer of its own, and the buffers are then
+// added to the output in block order: y = ((β·y + s₀) + s₁) + ... whether the blocks ran on one
+// thread (reusing one buffer) or on several.
+#include "../blas/trace.hpp"
+
+#include <lz/kernels/cpu/parallel.hpp>
+#include <lz/kernels/sparse/csr.hpp>
+
+#include <algorithm>
+#include <complex>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace lz::kernels::sparse {
+namespace {
+
+using blas::trans;
+using cf = std::complex<float>;
+using cd = std::complex<double>;
+
+template <class T>
+constexpr bool is_complex_v = !std::is_arithmetic_v<T>;
+
+// ---- names, recording ----------------------------------------------------------------------
+template <class T>
+constexpr char letter() {
+  if constexpr (std::is_same_v<T, float>)
+    return 's';
+  else if constexpr (std::is_same_v<T, double>)
+    return 'd';
+  else if constexpr (std::is_same_v<T, cf>)
+    return 'c';
+  else
+    return 'z';
+}
+template <class T>
+struct names {
+  static constexpr char mv[] = {letter<T>(), 'c', 's', 'r', 'm', 'v', 0};
+  static constexpr char mm[] = {letter<T>(), 'c', 's', 'r', 'm', 'm', 0};
+};
+
+double real_part(float v) { return v; }
+double real_part(double v) { return v; }
+double real_part(cf v) { return v.real(); }
+double real_part(cd v) { return v.real(); }
+template <class T>
+std::string value_arg(const char* name, T v) {
+  if constexpr (is_complex_v<T>)
+    return blas::detail::arg(name, cd(v.real(), v.imag()));
+  else
+    return blas::detail::arg(name, static_cast<double>(v));
+}
+template <class T>
+constexpr double madd_flops() {
+  return is_complex_v<T> ? 8.0 : 2.0;
+}
+
+// ---- scalar arithmetic -----------------------------------------------------------------------
+// Complex products written out (no NaN/Inf recovery of the library's operator*, which GCC
+// compiles to a call to __muldc3): what BLAS does.
+template <class T>
+inline T mul(T a, T b) {
+  if constexpr (is_complex_v<T>)
+    return T(a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real());
+  else
+    return a * b;
+}
+template <class T>
+inline T madd(T acc, T a, T b) {
+  if constexpr (is_complex_v<T>)
+    return T(acc.real() + (a.real() * b.real() - a.imag() * b.imag()),
+             acc.imag() + (a.real() * b.imag() + a.imag() * b.real()));
+  else
+    return acc + a * b;
+}
+// A value of A as op reads it.
+template <bool Conj, class T>
+inline T ld(const T* v, index_t k) {
+  if constexpr (Conj && is_complex_v<T>)
+    return T(v[k].real(), -v[k].imag());
+  else
+    return v[k];
+}
+// out = alpha·s (+ beta·out): one pass over the output, beta == 0 never reading it.
+template <bool Beta0, class T>
+inline T finish(T s, T alpha, T beta, const T* out) {
+  if constexpr (Beta0)
+    return mul(alpha, s);
+  else
+    return mul(alpha, s) + mul(beta, *out);
+}
+
+template <class T>
+void scale_vec(index_t n, T beta, T* y, index_t inc) {
+  if (beta == T(0)) {
+    for (index_t i = 0; i < n; ++i) y[i * inc] = T(0);
+  } else if (beta != T(1)) {
+    for (index_t i = 0; i < n; ++i) y[i * inc] = mul(beta, y[i * inc]);
+  }
+}
+template <class T>
+void scale_mat(index_t m, index_t k, T beta, T* C, index_t rs, index_t cs) {
+  for (index_t i = 0; i < m; ++i) scale_vec(k, beta, C + i * rs, cs);
+}
+
+// ---- splitting rows over threads ---------------------------------------------------------------
+// Work below this many stored entries (times columns for spmm) runs on the calling thread.
+constexpr index_t parallel_min_work = 32768;
+// Chunks aim at this much work at least, and at 4 per thread (an uneven second tenant on a
+// core does not leave the other idle at the end).
+constexpr index_t chunk_min_work = 16384;
+
+// First row r with (row_ptr[r] - row_ptr[0]) + r >= target: entries plus rows (an empty row
+// still costs its store), which increases strictly with r.
+template <class I>
+index_t row_at_work(const I* row_ptr, index_t rows, index_t target) {
+  index_t lo = 0, hi = rows;
+  const index_t base = static_cast<index_t>(row_ptr[0]);
+  while (lo < hi) {
+    const index_t mid = lo + (hi - lo) / 2;
+    if (static_cast<index_t>(row_ptr[mid]) - base + mid < target)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+// Runs body(r0, r1) over `parts` consecutive row ranges of about equal entries + rows.
+template <class I, class F>
+void over_row_parts(const I* row_ptr, index_t rows, index_t nnz, index_t parts, bool par,
+                    F&& body) {
+  const index_t total = nnz + rows;
+  auto range = [&](index_t b, index_t e) {
+    for (index_t p = b; p < e; ++p) {
+      const index_t r0 = p == 0 ? 0 : row_at_work(row_ptr, rows, total * p / parts);
+      const index_t r1 =
+          p + 1 == parts ? rows : row_at_work(row_ptr, rows, total * (p + 1) / parts);
+      if (r0 < r1) body(r0, r1);
+    }
+  };
+  if (par && parts > 1)
+    cpu::parallel_for(parts, 1, range);
+  else
+    range(0, parts);
+}
+
+// Runs body(r0, r1) over all rows, split over threads when allowed and worth it; `work` is the
+// call's work in entry units (nnz·k).
+template <class I, class F>
+void over_rows(const I* row_ptr, index_t rows, index_t nnz, index_t work, bool threads, F&& body) {
+  if (rows <= 0) return;
+  const int nt = threads && work >= parallel_min_work ? num_threads() : 1;
+  if (nt <= 1) {
+    body(index_t(0), rows);
+    return;
+  }
+  const index_t parts = std::max<index_t>(
+      1, std::min<index_t>({rows, index_t(4) * nt, std::max<index_t>(1, work / chunk_min_work)}));
+  over_row_parts(row_ptr, rows, nnz, parts, true, body);
+}
+
+// ---- op(A) = A ------------------------------------------------------------------------------
+// Rows with at least this many entries are summed with two accumulators (even and odd
+// positions, added at the end): the chain of dependent additions halves, which pays when the
+// gathers of x hit the cache (perf/w14_spmv, random 10 a row: 0.93-0.96 of the time of one
+// accumulator); shorter rows (a 5-point stencil) keep one, and the loop stays minimal.
+constexpr index_t two_sums_from = 8;
+
+// One row's Σ_k v_k·x[c_k], in storage order: one fixed order for each row length, whatever
+// the chunking.
+template <bool Conj, class V, class I>
+LZ_INLINE V row_sum(const I* __restrict ci, const V* __restrict va, index_t k, index_t e,
+                    const V* __restrict x, index_t incx) {
+  if (e - k >= two_sums_from) {
+    V s0{}, s1{};
+    for (; k + 1 < e; k += 2) {
+      s0 = madd(s0, ld<Conj>(va, k), x[index_t(ci[k]) * incx]);
+      s1 = madd(s1, ld<Conj>(va, k + 1), x[index_t(ci[k + 1]) * incx]);
+    }
+    if (k < e) s0 = madd(s0, ld<Conj>(va, k), x[index_t(ci[k]) * incx]);
+    return s0 + s1;
+  }
+  V s{};
+  for (; k < e; ++k) s = madd(s, ld<Conj>(va, k), x[index_t(ci[k]) * incx]);
+  return s;
+}
+
+// y[i] = alpha·Σ_k v_k·x[c_k] (+ beta·y[i]) for rows [r0, r1), one pass over y; Unit: incx ==
+// incy == 1 as constants (the contiguous loop). Software prefetches of x and non-temporal
+// stores of y were measured and lost (perf/w14_spmv: prefetching x 32-128 entries ahead 1.19x
+// the time on the random matrix; streaming y no gain on the Laplacian).
+template <bool Conj, bool Beta0, bool Unit, class V, class I>
+void mv_rows(const csr<V, I>& A, index_t r0, index_t r1, V alpha, const V* __restrict x,
+             index_t incx, V beta, V* __restrict y, index_t incy) {
+  const I* __restrict rp = A.row_ptr;
+  const I* __restrict ci = A.col_idx;
+  const V* __restrict va = A.values;
+  if constexpr (Unit) incx = incy = 1;
+  for (index_t i = r0; i < r1; ++i) {
+    V* out = y + i * incy;
+    *out = finish<Beta0>(row_sum<Conj>(ci, va, rp[i], rp[i + 1], x, incx), alpha, beta, out);
+  }
+}
+
+template <bool Conj, class V, class I>
+void mv_rows_any(const csr<V, I>& A, index_t r0, index_t r1, V alpha, const V* x, index_t incx,
+                 V beta, V* y, index_t incy) {
+  const bool b0 = beta == V(0), unit = incx == 1 && incy == 1;
+  if (unit && b0)
+    mv_rows<Conj, true, true>(A, r0, r1, alpha, x, incx, beta, y, incy);
+  else if (unit)
+    mv_rows<Conj, false, true>(A, r0, r1, alpha, x, incx, beta, y, incy);
+  else if (b0)
+    mv_rows<Conj, true, false>(A, r0, r1, alpha, x, incx, beta, y, incy);
+  else
+    mv_rows<Conj, false, false>(A, r0, r1, alpha, x, incx, beta, y, incy);
+}
+
+// C[i, l0 + j] for j < W (W a compile-time width, or 0 for the run-time width w): one
+// accumulator per column, every row of B read as a contiguous run when csb == 1.
+template <bool Conj, bool Beta0, bool UnitB, bool UnitC, int W, class V, class I>
+void mm_rows_block(const csr<V, I>& A, index_t r0, index_t r1, index_t w, V alpha,
+                   const V* __restrict B, index_t rsb, index_t csb, V beta, V* __restrict C,
+                   index_t rsc, index_t csc) {
+  const I* __restrict rp = A.row_ptr;
+  const I* __restrict ci = A.col_idx;
+  const V* __restrict va = A.values;
+  if constexpr (W > 0) w = W;
+  if constexpr (UnitB) csb = 1;
+  if constexpr (UnitC) csc = 1;
+  constexpr int cap = W > 0 ? W : 4;
+  for (index_t i = r0; i < r1; ++i) {
+    V acc[cap];
+    for (int j = 0; j < cap; ++j) acc[j] = V{};
+    for (index_t k = rp[i], e = rp[i + 1]; k < e; ++k) {
+      const V a = ld<Conj>(va, k);
+      const V* b = B + index_t(ci[k]) * rsb;
+      for (index_t j = 0; j < (W > 0 ? index_t(W) : w); ++j) acc[j] = madd(acc[j], a, b[j * csb]);
+    }
+    V* c = C + i * rsc;
+    for (index_t j = 0; j < (W > 0 ? index_t(W) : w); ++j)
+      c[j * csc] = finish<Beta0>(acc[j], alpha, beta, c + j * csc);
+  }
+}
+
+template <bool Conj, bool Beta0, bool UnitB, bool UnitC, class V, class I>
+void mm_rows_cols(const csr<V, I>& A, index_t r0, index_t r1, index_t k, V alpha, const V* B,
+                  index_t rsb, index_t csb, V beta, V* C, index_t rsc, index_t csc) {
+  // Widths that fill whole vector registers: 64 bytes of accumulators per register.
+  constexpr int wide = 128 / int(sizeof(V));
+  index_t l = 0;
+  auto at = [&](index_t j, auto width_tag) {
+    constexpr int Wd = decltype(width_tag)::value;
+    mm_rows_block<Conj, Beta0, UnitB, UnitC, Wd>(A, r0, r1, Wd, alpha, B + j * csb, rsb, csb, beta,
+                                                 C + j * csc, rsc, csc);
+  };
+  for (; k - l >= wide; l += wide) at(l, std::integral_constant<int, wide>{});
+  if (k - l >= wide / 2) {
+    at(l, std::integral_constant<int, wide / 2>{});
+    l += wide / 2;
+  }
+  if (k - l >= wide / 4 && wide / 4 > 1) {
+    at(l, std::integral_constant<int, (wide / 4 > 1 ? wide / 4 : 1)>{});
+    l += wide / 4;
+  }
+  for (; l < k; l += 4) {
+    const index_t w = std::min<index_t>(4, k - l);
+    mm_rows_block<Conj, Beta0, UnitB, UnitC, 0>(A, r0, r1, w, alpha, B + l * csb, rsb, csb, beta,
+                                                C + l * csc, rsc, csc);
+  }
+}
+
+template <bool Conj, class V, class I>
+void mm_rows(const csr<V, I>& A, index_t r0, index_t r1, index_t k, V alpha, const V* B,
+             index_t rsb, index_t csb, V beta, V* C, index_t rsc, index_t csc) {
+  const bool b0 = beta == V(0);
+  if (csb != 1 && rsb == 1) {
+    // Column-major B: column by column as SpMVs, over tiles of rows small enough for A's tile to
+    // stay in cache across the columns.
+    const I* rp = A.row_ptr;
+    for (index_t t0 = r0; t0 < r1;) {
+      index_t t1 = t0 + 1;
+      while (t1 < r1 && index_t(rp[t1]) - index_t(rp[t0]) + (t1 - t0) < 4096) ++t1;
+      for (index_t l = 0; l < k; ++l)
+        mv_rows_any<Conj>(A, t0, t1, alpha, B + l * csb, rsb, beta, C + l * csc, rsc);
+      t0 = t1;
+    }
+    return;
+  }
+  auto run = [&](auto b0_, auto ub_, auto uc_) {
+    mm_rows_cols<Conj, decltype(b0_)::value, decltype(ub_)::value, decltype(uc_)::value>(
+        A, r0, r1, k, alpha, B, rsb, csb, beta, C, rsc, csc);
+  };
+  auto with_c = [&](auto b0_, auto ub_) {
+    if (csc == 1)
+      run(b0_, ub_, std::true_type{});
+    else
+      run(b0_, ub_, std::false_type{});
+  };
+  auto with_b = [&](auto b0_) {
+    if (csb == 1)
+      with_c(b0_, std::true_type{});
+    else
+      with_c(b0_, std::false_type{});
+  };
+  if (b0)
+    with_b(std::true_type{});
+  else
+    with_b(std::false_type{});
+}
+
+// ---- op(A) = Aᵀ, Aᴴ: scatter -----------------------------------------------------------------
+// How many blocks the rows are cut into: a function of the matrix and k only (the result does
+// not depend on threads). One block below 2·parallel_min_work entries; at most 8; the
+// buffers (blocks - 1 of cols·k elements) never more than twice the entries they gather (times
+// k) nor more than 2^24 elements in all.
+index_t transpose_blocks(index_t rows, index_t cols, index_t nnz, index_t k) {
+  if (rows <= 1 || nnz < 2 * parallel_min_work || cols <= 0) return 1;
+  index_t b = std::min<index_t>(8, nnz / parallel_min_work);
+  b = std::min(b, 2 * nnz / cols + 1);
+  b = std::min(b, (index_t(1) << 24) / std::max<index_t>(1, cols * k) + 1);
+  return std::max<index_t>(1, b);
+}
+
+// Out[c_k, :] += (alpha·X[i, :])·v_k for rows [r0, r1); X's row i at X + i·rsx (stride csx),
+// Out's row j at Out + j·rso (stride cso); k columns.
+template <bool Conj, class V, class I>
+void scatter_rows(const csr<V, I>& A, index_t r0, index_t r1, index_t k, V alpha, const V* X,
+                  index_t rsx, index_t csx, V* Out, index_t rso, index_t cso) {
+  const I* rp = A.row_ptr;
+  const I* ci = A.col_idx;
+  const V* va = A.values;
+  if (k == 1) {
+    for (index_t i = r0; i < r1; ++i) {
+      const V ax = mul(alpha, X[i * rsx]);
+      for (index_t p = rp[i], e = rp[i + 1]; p < e; ++p) {
+        V* o = Out + index_t(ci[p]) * rso;
+        *o = madd(*o, ax, ld<Conj>(va, p));
+      }
+    }
+    return;
+  }
+  std::vector<V> ax(static_cast<std::size_t>(k));
+  for (index_t i = r0; i < r1; ++i) {
+    for (index_t j = 0; j < k; ++j) ax[std::size_t(j)] = mul(alpha, X[i * rsx + j * csx]);
+    for (index_t p = rp[i], e = rp[i + 1]; p < e; ++p) {
+      const V a = ld<Conj>(va, p);
+      V* o = Out + index_t(ci[p]) * rso;
+      if (cso == 1)
+        for (index_t j = 0; j < k; ++j) o[j] = madd(o[j], ax[std::size_t(j)], a);
+      else
+        for (index_t j = 0; j < k; ++j) o[j * cso] = madd(o[j * cso], ax[std::size_t(j)], a);
+    }
+  }
+}
+
+// Out (A.cols × k at (rso, cso)) = beta·Out + alpha·op(A)·X for op a transpose.
+template <bool Conj, class V, class I>
+void scatter(const csr<V, I>& A, index_t k, V alpha, const V* X, index_t rsx, index_t csx, V beta,
+             V* Out, index_t rso, index_t cso, bool threads) {
+  const index_t blocks = transpose_blocks(A.rows, A.cols, A.nnz, k);
+  const index_t cols = A.cols;
+  if (blocks == 1) {
+    scale_mat(cols, k, beta, Out, rso, cso);
+    scatter_rows<Conj>(A, 0, A.rows, k, alpha, X, rsx, csx, Out, rso, cso);
+    return;
+  }
+  const index_t total = A.nnz + A.rows;
+  auto bounds = [&](index_t b, index_t& r0, index_t& r1) {
+    r0 = b == 0 ? 0 : row_at_work(A.row_ptr, A.rows, total * b / blocks);
+    r1 = b + 1 == blocks ? A.rows : row_at_work(A.row_ptr, A.rows, total * (b + 1) / blocks);
+  };
+  const std::size_t len = static_cast<std::size_t>(cols * k);
+  // Adds buffer `buf` (row-major cols × k) into Out for output rows [j0, j1).
+  auto add_into = [&](const V* buf, index_t j0, index_t j1) {
+    for (index_t j = j0; j < j1; ++j)
+      for (index_t l = 0; l < k; ++l) Out[j * rso + l * cso] += buf[j * k + l];
+  };
+  const bool par = threads && num_threads() > 1;
+  if (!par) {
+    std::vector<V> buf(len);
+    index_t r0, r1;
+    bounds(0, r0, r1);
+    scale_mat(cols, k, beta, Out, rso, cso);
+    scatter_rows<Conj>(A, r0, r1, k, alpha, X, rsx, csx, Out, rso, cso);
+    for (index_t b = 1; b < blocks; ++b) {
+      bounds(b, r0, r1);
+      std::fill(buf.begin(), buf.end(), V(0));
+      scatter_rows<Conj>(A, r0, r1, k, alpha, X, rsx, csx, buf.data(), k, 1);
+      add_into(buf.data(), 0, cols);
+    }
+    return;
+  }
+  std::vector<V> bufs(len * static_cast<std::size_t>(blocks - 1));
+  cpu::parallel_for(blocks, 1, [&](index_t b0, index_t b1) {
+    for (index_t b = b0; b < b1; ++b) {
+      index_t r0, r1;
+      bounds(b, r0, r1);
+      if (b == 0) {
+        scale_mat(cols, k, beta, Out, rso, cso);
+        scatter_rows<Conj>(A, r0, r1, k, alpha, X, rsx, csx, Out, rso, cso);
+      } else {
+        V* buf = bufs.data() + std::size_t(b - 1) * len;
+        scatter_rows<Conj>(A, r0, r1, k, alpha, X, rsx, csx, buf, k, 1);
+      }
+    }
+  });
+  // Out[j] = ((Out[j] + buf₁[j]) + buf₂[j]) + ...: the order of the one-thread loop above.
+  const index_t grain = std::max<index_t>(1, 16384 / std::max<index_t>(1, k));
+  cpu::parallel_for(cols, grain, [&](index_t j0, index_t j1) {
+    for (index_t b = 1; b < blocks; ++b) add_into(bufs.data() + std::size_t(b - 1) * len, j0, j1);
+  });
+}
+
+// ---- entry points ----------------------------------------------------------------------------
+template <class V>
+char trans_flag(trans t) {
+  if (t == trans::conj_transpose && !is_complex_v<V>) return 'T';
+  return static_cast<char>(t);
+}
+
+} // namespace
+
+template <class V, class I>
+void spmv(trans t, const csr<V, I>& A, V alpha, const V* x, index_t incx, V beta, V* y,
+          index_t incy, bool threads) {
+  const blas::call c{
+      names<V>::mv,     blas::order::row_major, t, trans::none, A.rows, A.cols, A.nnz,
+      real_part(alpha), real_part(beta),        0, incx,        incy};
+  auto describe = [&] {
+    return std::string(names<V>::mv) + "(trans=" + trans_flag<V>(t) + ", " +
+           blas::detail::arg("m", A.rows) + ", " + blas::detail::arg("n", A.cols) + ", " +
+           blas::detail::arg("nnz", A.nnz) + ", " + value_arg("alpha", alpha) + ", " +
+           blas::detail::arg("incx", incx) + ", " + value_arg("beta", beta) + ", " +
+           blas::detail::arg("incy", incy) + ")";
+  };
+  blas::detail::run(c, madd_flops<V>() * double(A.nnz), false, describe, [&] {
+    const bool tr = t != trans::none;
+    const index_t ny = tr ? A.cols : A.rows;
+    if (ny == 0) return;
+    if (alpha == V(0) || A.nnz == 0) {
+      scale_vec(ny, beta, y, incy);
+      return;
+    }
+    if (!tr) {
+      over_rows(A.row_ptr, A.rows, A.nnz, A.nnz, threads, [&](index_t r0, index_t r1) {
+        mv_rows_any<false>(A, r0, r1, alpha, x, incx, beta, y, incy);
+      });
+    } else if (t == trans::conj_transpose && is_complex_v<V>) {
+      scatter<true>(A, 1, alpha, x, incx, 0, beta, y, incy, 0, threads);
+    } else {
+      scatter<false>(A, 1, alpha, x, incx, 0, beta, y, incy, 0, threads);
+    }
+  });
+}
+
+template <class V, class I>
+void spmm(trans t, const csr<V, I>& A, index_t k, V alpha, const V* B, index_t rsb, index_t csb,
+          V beta, V* C, index_t rsc, index_t csc, bool threads) {
+  const blas::call c{
+      names<V>::mm,     blas::order::row_major, t,     trans::none, A.rows, A.cols, k,
+      real_part(alpha), real_part(beta),        A.nnz, rsb,         rsc};
+  auto describe = [&] {
+    return std::string(names<V>::mm) + "(trans=" + trans_flag<V>(t) + ", " +
+           blas::detail::arg("m", A.rows) + ", " + blas::detail::arg("n", A.cols) + ", " +
+           blas::detail::arg("k", k) + ", " + blas::detail::arg("nnz", A.nnz) + ", " +
+           value_arg("alpha", alpha) + ", B=(" + std::to_string(rsb) + "," + std::to_string(csb) +
+           "), " + value_arg("beta", beta) + ", C=(" + std::to_string(rsc) + "," +
+           std::to_string(csc) + "))";
+  };
+  blas::detail::run(c, madd_flops<V>() * double(A.nnz) * double(k), false, describe, [&] {
+    const bool tr = t != trans::none;
+    const index_t m = tr ? A.cols : A.rows;
+    if (m == 0 || k <= 0) return;
+    if (alpha == V(0) || A.nnz == 0) {
+      scale_mat(m, k, beta, C, rsc, csc);
+      return;
+    }
+    if (!tr) {
+      over_rows(A.row_ptr, A.rows, A.nnz, A.nnz * k, threads, [&](index_t r0, index_t r1) {
+        mm_rows<false>(A, r0, r1, k, alpha, B, rsb, csb, beta, C, rsc, csc);
+      });
+    } else if (t == trans::conj_transpose && is_complex_v<V>) {
+      scatter<true>(A, k, alpha, B, rsb, csb, beta, C, rsc, csc, threads);
+    } else {
+      scatter<false>(A, k, alpha, B, rsb, csb, beta, C, rsc, csc, threads);
+    }
+  });
+}
+
+#define LZ_SPARSE_PRODUCTS(V, I)                                                                   \
+  template void spmv<V, I>(trans, const csr<V, I>&, V, const V*, index_t, V, V*, index_t, bool);   \
+  template void spmm<V, I>(trans, const csr<V, I>&, index_t, V, const V*, index_t, index_t, V, V*, \
+                           index_t, index_t, bool);
+#define LZ_SPARSE_PRODUCTS_V(V)                                                                    \
+  LZ_SPARSE_PRODUCTS(V, std::int32_t)                                                              \
+  LZ_SPARSE_PRODUCTS(V, std::int64_t)
+LZ_SPARSE_PRODUCTS_V(float)
+LZ_SPARSE_PRODUCTS_V(double)
+LZ_SPARSE_PRODUCTS_V(cf)
+LZ_SPARSE_PRODUCTS_V(cd)
+#undef LZ_SPARSE_PRODUCTS_V
+#undef LZ_SPARSE_PRODUCTS
+
+} // namespace lz::kernels::sparse

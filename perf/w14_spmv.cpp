@@ -1,0 +1,390 @@
+// W14: sparse products (CSR, double values, int32 indices), issue "sparse matrices":
+//
+//   SpMV  y = A * x   A the 5-point Laplacian of an s × s grid (s² rows, 5 entries a row)
+//   SpMV  y = A * x   A random, s² rows and columns, 10 distinct columns a row (fixed seed)
+//   SpMM  C = A * B   A the Laplacian, B s² × 16 and C s² × 16 row-major
+//
+// against Eigen's SparseMatrix<double, RowMajor, int> (y.noalias() = A * x, over the same arrays
+// through Eigen::Map), librsb (rsb_spmv / rsb_spmm on its own copy, made from the same CSR
+// arrays; LZ_HAVE_RSB) and a plain hand-written CSR loop. Every variant is timed in turns inside
+// one process, each round in a random order, each turn after one untimed call; the figures are
+// medians over rounds of the round's times and of its ratios (this / lazuli). One thread: lazuli,
+// librsb and OpenBLAS on one thread, judged on this thread's CPU time (robust to other tenants of a
+// shared machine). Two threads (wall time): lazuli with lz::set_num_threads(2) against lazuli on
+// the calling thread only (lz::seq: the speed-up) and librsb on 2 threads; Eigen has no
+// threads without OpenMP (not built with it here) and is left out. Every result is checked against
+// the hand loop's before anything is printed.
+//
+//   build/perf/w14_spmv            # s = 1000 (10^6 rows), 21 rounds
+//   build/perf/w14_spmv 500 11     # s, rounds
+//   build/perf/w14_spmv 1000 21 mm # one case only: lap (SpMV Laplacian), rnd (SpMV random), mm
+#include <support/anchors.hpp>
+#include <support/bench_support.hpp>
+
+#include <lz/interop/std.hpp>
+#include <lz/kernels/blas/blas.hpp>
+#include <lz/lz.hpp>
+
+#if LZ_HAVE_EIGEN
+#include <Eigen/SparseCore>
+#endif
+#if LZ_HAVE_RSB
+#include <rsb.h>
+#endif
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+using lz::index_t;
+using lz_perf::median;
+namespace blas = lz::kernels::blas;
+
+struct csr_arrays {
+  index_t rows = 0, cols = 0;
+  std::vector<int> row_ptr, col_idx;
+  std::vector<double> values;
+  index_t nnz() const { return index_t(values.size()); }
+  /// The same arrays as a lazuli sparse operand (adopted: zero-copy).
+  lz::csr_view<double, int> operand() {
+    return lz::adopt_csr(rows, cols, nnz(), row_ptr.data(), col_idx.data(), values.data());
+  }
+};
+
+// The 5-point Laplacian of an s × s grid, columns sorted in each row.
+csr_arrays laplacian(index_t s) {
+  csr_arrays a;
+  a.rows = a.cols = s * s;
+  a.row_ptr.reserve(std::size_t(a.rows + 1));
+  a.row_ptr.push_back(0);
+  for (index_t gy = 0; gy < s; ++gy)
+    for (index_t gx = 0; gx < s; ++gx) {
+      const index_t i = gy * s + gx;
+      auto put = [&](index_t j, double v) {
+        a.col_idx.push_back(int(j));
+        a.values.push_back(v);
+      };
+      if (gy > 0) put(i - s, -1);
+      if (gx > 0) put(i - 1, -1);
+      put(i, 4);
+      if (gx + 1 < s) put(i + 1, -1);
+      if (gy + 1 < s) put(i + s, -1);
+      a.row_ptr.push_back(int(a.values.size()));
+    }
+  return a;
+}
+
+// n × n, `per_row` distinct uniformly random columns a row (sorted), values in [-1, 1).
+csr_arrays random_matrix(index_t n, int per_row, std::uint64_t seed) {
+  csr_arrays a;
+  a.rows = a.cols = n;
+  std::mt19937_64 g(seed);
+  std::uniform_int_distribution<int> col(0, int(n - 1));
+  std::uniform_real_distribution<double> val(-1, 1);
+  a.row_ptr.push_back(0);
+  std::vector<int> r;
+  for (index_t i = 0; i < n; ++i) {
+    r.clear();
+    while (int(r.size()) < per_row) {
+      const int j = col(g);
+      if (std::find(r.begin(), r.end(), j) == r.end()) r.push_back(j);
+    }
+    std::sort(r.begin(), r.end());
+    for (int j : r) {
+      a.col_idx.push_back(j);
+      a.values.push_back(val(g));
+    }
+    a.row_ptr.push_back(int(a.values.size()));
+  }
+  return a;
+}
+
+struct variant {
+  std::string name;
+  std::function<void()> run;
+  const double* out; // the result, compared with the hand loop's
+  std::vector<double> ns, ratio;
+};
+
+// Times every variant `rounds` times; variant 0 is lazuli. Each round runs the variants in a
+// fresh random order (fixed seed), and each turn starts with one untimed call: with a fixed
+// cyclic order the variant after librsb (whose own copy of the matrix evicts ours from the
+// caches) always started cold and the one after it always warm, a 5-13% bias between identical
+// loops.
+void measure(std::vector<variant>& v, int rounds, bool cpu, long calls) {
+  std::mt19937 g(17);
+  std::vector<std::size_t> order(v.size());
+  for (std::size_t i = 0; i < v.size(); ++i) order[i] = i;
+  for (int r = 0; r < rounds; ++r) {
+    std::shuffle(order.begin(), order.end(), g);
+    std::vector<double> t(v.size());
+    for (std::size_t w : order) {
+      v[w].run();
+      t[w] =
+          cpu ? lz_perf::cpu_ns_per_call(v[w].run, calls) : lz_perf::ns_per_call(v[w].run, calls);
+    }
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      v[i].ns.push_back(t[i]);
+      v[i].ratio.push_back(t[i] / t[0]);
+    }
+  }
+}
+
+void report(const char* title, std::vector<variant>& v, const double* reference, std::size_t n) {
+  std::printf("  %s\n", title);
+  for (auto& x : v) {
+    x.run();
+    double err = 0;
+    for (std::size_t i = 0; i < n; ++i) err = std::max(err, std::abs(x.out[i] - reference[i]));
+    std::printf("    %-40s %9.3f ms   %s %.3f   (max |this - hand| %.1e)\n", x.name.c_str(),
+                median(x.ns) / 1e6, &x == &v[0] ? "       " : "/lazuli", median(x.ratio), err);
+  }
+}
+
+#if LZ_HAVE_RSB
+struct rsb_matrix {
+  rsb_mtx_t* m = nullptr;
+  explicit rsb_matrix(const csr_arrays& a) {
+    rsb_err_t err = RSB_ERR_NO_ERROR;
+    m = rsb_mtx_alloc_from_csr_const(a.values.data(), a.row_ptr.data(), a.col_idx.data(),
+                                     rsb_nnz_idx_t(a.nnz()), RSB_NUMERICAL_TYPE_DOUBLE,
+                                     rsb_coo_idx_t(a.rows), rsb_coo_idx_t(a.cols), 1, 1,
+                                     RSB_FLAG_NOFLAGS, &err);
+    if (m == nullptr || err != RSB_ERR_NO_ERROR) {
+      std::fprintf(stderr, "librsb: rsb_mtx_alloc_from_csr_const failed\n");
+      std::exit(1);
+    }
+  }
+  ~rsb_matrix() { rsb_mtx_free(m); }
+  rsb_matrix(const rsb_matrix&) = delete;
+  rsb_matrix& operator=(const rsb_matrix&) = delete;
+};
+void rsb_threads(int n) {
+  rsb_int_t t = n;
+  rsb_lib_set_opt(RSB_IO_WANT_EXECUTING_THREADS, &t);
+}
+#endif
+
+// The hand loops.
+void hand_spmv(const csr_arrays& a, const double* x, double* y) {
+  const int* rp = a.row_ptr.data();
+  const int* ci = a.col_idx.data();
+  const double* v = a.values.data();
+  for (index_t i = 0; i < a.rows; ++i) {
+    double s = 0;
+    for (int k = rp[i]; k < rp[i + 1]; ++k) s += v[k] * x[ci[k]];
+    y[i] = s;
+  }
+}
+void hand_spmm16(const csr_arrays& a, const double* B, double* C) {
+  const int* rp = a.row_ptr.data();
+  const int* ci = a.col_idx.data();
+  const double* v = a.values.data();
+  for (index_t i = 0; i < a.rows; ++i) {
+    double acc[16] = {};
+    for (int k = rp[i]; k < rp[i + 1]; ++k) {
+      const double* b = B + std::ptrdiff_t(ci[k]) * 16;
+      for (int j = 0; j < 16; ++j) acc[j] += v[k] * b[j];
+    }
+    for (int j = 0; j < 16; ++j) C[i * 16 + j] = acc[j];
+  }
+}
+
+// One SpMV case: the one-thread table, then the two-thread one.
+void spmv_case(const char* what, const csr_arrays& a, int rounds) {
+  const index_t n = a.rows;
+  const auto nx = std::size_t(a.cols), ny = std::size_t(n);
+  std::vector<double> x(nx), yl(ny), yh(ny), ye(ny), yr(ny), y1(ny);
+  lz_perf::fill_uniform(x.data(), a.cols, 3);
+  hand_spmv(a, x.data(), yh.data());
+  // The expression, as a user writes it: one dcsrmv through the spmv rule.
+  const auto As = const_cast<csr_arrays&>(a).operand();
+  const auto xv = lz::adopt(x);
+  auto yv = lz::adopt(yl);
+  auto lazuli = [&] { yv = As * xv; };
+  const long calls = std::max<long>(1, long(3e7 / double(a.nnz())));
+  char title[160];
+  // one thread
+  {
+    lz_perf::use_threads(1);
+    blas::set_num_threads(1);
+    std::vector<variant> v;
+    v.push_back({"lazuli y = A * x", lazuli, yl.data(), {}, {}});
+    v.push_back({"hand CSR loop", [&] { hand_spmv(a, x.data(), yh.data()); }, yh.data(), {}, {}});
+#if LZ_HAVE_EIGEN
+    Eigen::Map<const Eigen::SparseMatrix<double, Eigen::RowMajor, int>> Ae(
+        a.rows, a.cols, a.nnz(), a.row_ptr.data(), a.col_idx.data(), a.values.data());
+    Eigen::Map<const Eigen::VectorXd> xe(x.data(), a.cols);
+    Eigen::Map<Eigen::VectorXd> yee(ye.data(), n);
+    v.push_back({"Eigen y.noalias() = A * x", [&] { yee.noalias() = Ae * xe; }, ye.data(), {}, {}});
+#endif
+#if LZ_HAVE_RSB
+    rsb_matrix R(a);
+    rsb_threads(1);
+    const double one = 1, zero = 0;
+    v.push_back(
+        {"librsb rsb_spmv",
+         [&] { rsb_spmv(RSB_TRANSPOSITION_N, &one, R.m, x.data(), 1, &zero, yr.data(), 1); },
+         yr.data(),
+         {},
+         {}});
+#endif
+    measure(v, rounds, true, calls);
+    std::snprintf(title, sizeof title, "%s, 1 thread (thread CPU time, %ld calls a turn):", what,
+                  calls);
+    report(title, v, yh.data(), std::size_t(n));
+  }
+  // two threads
+  {
+    lz_perf::use_threads(2);
+    std::vector<variant> v;
+    v.push_back({"lazuli y = A * x, 2 threads", lazuli, yl.data(), {}, {}});
+    v.push_back({"lazuli, lz::seq (calling thread only)",
+                 [&] { lz::assign(lz::seq, lz::adopt(y1), As * xv); },
+                 y1.data(),
+                 {},
+                 {}});
+#if LZ_HAVE_RSB
+    rsb_matrix R(a);
+    rsb_threads(2);
+    const double one = 1, zero = 0;
+    v.push_back(
+        {"librsb rsb_spmv, 2 threads",
+         [&] { rsb_spmv(RSB_TRANSPOSITION_N, &one, R.m, x.data(), 1, &zero, yr.data(), 1); },
+         yr.data(),
+         {},
+         {}});
+#endif
+    measure(v, rounds, false, calls);
+    std::snprintf(title, sizeof title,
+                  "%s, 2 threads (wall time; Eigen has no threads without OpenMP):", what);
+    report(title, v, yh.data(), std::size_t(n));
+    std::printf("    lazuli speed-up, 2 threads over 1: %.2fx\n", median(v[1].ratio));
+  }
+}
+
+void spmm_case(const char* what, const csr_arrays& a, int rounds) {
+  constexpr index_t k = 16;
+  const index_t n = a.rows;
+  const std::size_t len = std::size_t(n * k);
+  const auto nb = std::size_t(a.cols * k);
+  std::vector<double> B(nb), Cl(len), Ch(len), Ce(len), Cr(len), C1(len);
+  lz_perf::fill_uniform(B.data(), a.cols * k, 4);
+  hand_spmm16(a, B.data(), Ch.data());
+  // The expression, as a user writes it: one dcsrmm through the spmm rule.
+  const auto As = const_cast<csr_arrays&>(a).operand();
+  const auto Bv = lz::adopt(B, {a.cols, k});
+  auto Cv = lz::adopt(Cl, {n, k});
+  auto lazuli = [&] { Cv = As * Bv; };
+  const long calls = std::max<long>(1, long(3e7 / double(a.nnz() * k)));
+  char title[160];
+  {
+    lz_perf::use_threads(1);
+    blas::set_num_threads(1);
+    std::vector<variant> v;
+    v.push_back({"lazuli C = A * B", lazuli, Cl.data(), {}, {}});
+    v.push_back({"hand CSR loop (16 accumulators)",
+                 [&] { hand_spmm16(a, B.data(), Ch.data()); },
+                 Ch.data(),
+                 {},
+                 {}});
+#if LZ_HAVE_EIGEN
+    using rowmat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    Eigen::Map<const Eigen::SparseMatrix<double, Eigen::RowMajor, int>> Ae(
+        a.rows, a.cols, a.nnz(), a.row_ptr.data(), a.col_idx.data(), a.values.data());
+    Eigen::Map<const rowmat> Be(B.data(), a.cols, k);
+    Eigen::Map<rowmat> Cee(Ce.data(), n, k);
+    v.push_back({"Eigen C.noalias() = A * B (row-major)",
+                 [&] { Cee.noalias() = Ae * Be; },
+                 Ce.data(),
+                 {},
+                 {}});
+#endif
+#if LZ_HAVE_RSB
+    rsb_matrix R(a);
+    rsb_threads(1);
+    const double one = 1, zero = 0;
+    v.push_back({"librsb rsb_spmm (row-major)",
+                 [&] {
+                   rsb_spmm(RSB_TRANSPOSITION_N, &one, R.m, rsb_coo_idx_t(k),
+                            RSB_FLAG_WANT_ROW_MAJOR_ORDER, B.data(), rsb_nnz_idx_t(k), &zero,
+                            Cr.data(), rsb_nnz_idx_t(k));
+                 },
+                 Cr.data(),
+                 {},
+                 {}});
+#endif
+    measure(v, rounds, true, calls);
+    std::snprintf(title, sizeof title, "%s, 1 thread (thread CPU time, %ld calls a turn):", what,
+                  calls);
+    report(title, v, Ch.data(), len);
+  }
+  {
+    lz_perf::use_threads(2);
+    std::vector<variant> v;
+    v.push_back({"lazuli C = A * B, 2 threads", lazuli, Cl.data(), {}, {}});
+    v.push_back({"lazuli, lz::seq (calling thread only)",
+                 [&] {
+                   lz::assign(lz::seq, lz::adopt(C1, {n, k}), As * Bv);
+                 },
+                 C1.data(),
+                 {},
+                 {}});
+#if LZ_HAVE_RSB
+    rsb_matrix R(a);
+    rsb_threads(2);
+    const double one = 1, zero = 0;
+    v.push_back({"librsb rsb_spmm, 2 threads",
+                 [&] {
+                   rsb_spmm(RSB_TRANSPOSITION_N, &one, R.m, rsb_coo_idx_t(k),
+                            RSB_FLAG_WANT_ROW_MAJOR_ORDER, B.data(), rsb_nnz_idx_t(k), &zero,
+                            Cr.data(), rsb_nnz_idx_t(k));
+                 },
+                 Cr.data(),
+                 {},
+                 {}});
+#endif
+    measure(v, rounds, false, calls);
+    std::snprintf(title, sizeof title,
+                  "%s, 2 threads (wall time; Eigen has no threads without OpenMP):", what);
+    report(title, v, Ch.data(), len);
+    std::printf("    lazuli speed-up, 2 threads over 1: %.2fx\n", median(v[1].ratio));
+  }
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  const index_t s = argc > 1 ? std::atol(argv[1]) : 1000;
+  const int rounds = argc > 2 ? std::atoi(argv[2]) : 21;
+  const int default_threads = lz::num_threads();
+#if LZ_HAVE_RSB
+  if (rsb_lib_init(RSB_NULL_INIT_OPTIONS) != RSB_ERR_NO_ERROR) {
+    std::fprintf(stderr, "librsb: rsb_lib_init failed\n");
+    return 1;
+  }
+  const char* rsb = "librsb";
+#else
+  const char* rsb = "no librsb";
+#endif
+  std::printf("W14 sparse products, %td rows; %s; %s; lazuli %d threads by default\n", s * s,
+              lz::kernels::blas::info().c_str(), rsb, default_threads);
+  const std::string only = argc > 3 ? argv[3] : "";
+  const csr_arrays lap = laplacian(s);
+  if (only.empty() || only == "lap") spmv_case("SpMV, 5-point Laplacian", lap, rounds);
+  if (only.empty() || only == "rnd")
+    spmv_case("SpMV, random, 10 a row", random_matrix(s * s, 10, 7), rounds);
+  if (only.empty() || only == "mm") spmm_case("SpMM, 5-point Laplacian, 16 columns", lap, rounds);
+#if LZ_HAVE_RSB
+  rsb_lib_exit(RSB_NULL_EXIT_OPTIONS);
+#endif
+}

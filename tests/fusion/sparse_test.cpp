@@ -1,0 +1,399 @@
+// Sparse rules (fusion/rules/spmv.hpp, spmm.hpp, fusion/sparse.hpp) and lz::csr_matrix
+// (include/lz/sparse.hpp): the plan chosen (compile time), the sparse calls and temporaries
+// (recording backend, lz::stats), and the numbers against the dense engine on random patterns,
+// shapes, layouts and values with fixed seeds; bad inputs throw and leave the destination as it
+// was.
+#include <boost/test/unit_test.hpp>
+
+#include <support/recording.hpp>
+
+#include <lz/lz.hpp>
+#include <lz/sparse.hpp>
+
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <vector>
+
+using lz::index_t;
+using lz::fusion::rule_id;
+using lz::fusion::rule_v;
+using cf = std::complex<float>;
+using cd = std::complex<double>;
+
+namespace {
+
+template <class T>
+T random_value(std::mt19937_64& g) {
+  std::uniform_real_distribution<double> u(-1, 1);
+  if constexpr (lz::detail::is_complex_v<T>)
+    return T(typename T::value_type(u(g)), typename T::value_type(u(g)));
+  else
+    return T(u(g));
+}
+
+// A random m×n sparse matrix: each entry stored with probability `density` (some duplicates
+// among the triplets, summed by from_triplets), a few empty rows.
+template <class T, class I = std::int32_t>
+lz::csr_matrix<T, I> random_sparse(index_t m, index_t n, double density, std::uint64_t seed) {
+  std::mt19937_64 g(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<I> r, c;
+  std::vector<T> v;
+  for (index_t i = 0; i < m; ++i) {
+    if (i % 7 == 3) continue; // an empty row
+    for (index_t j = 0; j < n; ++j)
+      if (u(g) < density) {
+        r.push_back(I(i));
+        c.push_back(I(j));
+        v.push_back(random_value<T>(g));
+        if (u(g) < 0.1) { // a duplicate: summed
+          r.push_back(I(i));
+          c.push_back(I(j));
+          v.push_back(random_value<T>(g));
+        }
+      }
+  }
+  return lz::csr_matrix<T, I>::from_triplets(m, n, r, c, v);
+}
+
+template <class T, std::size_t R>
+lz::tensor<T, R> random_dense(const lz::shape_t<R>& s, std::uint64_t seed) {
+  std::mt19937_64 g(seed);
+  lz::tensor<T, R> t(s, lz::uninitialized);
+  for (index_t i = 0; i < t.size(); ++i) t.data()[i] = random_value<T>(g);
+  return t;
+}
+
+template <class T>
+double tol() {
+  return std::is_same_v<T, float> || std::is_same_v<T, cf> ? 2e-5 : 1e-13;
+}
+
+template <class A, class B>
+bool close(const A& a, const B& b, double t) {
+  return double(lz::max(lz::abs(lz::cast<lz::value_t<A>>(a) - b))) <= t;
+}
+
+using namespace lz;
+
+} // namespace
+
+// ---- plans (compile time) ----------------------------------------------------------------------
+
+namespace plan_checks {
+using S = lz::csr_matrix<double>;
+using lz::fusion::term_counts_v;
+using A = const S&;
+using x = const lz::vector<double>&;
+using B = const lz::matrix<double>&;
+template <class E>
+constexpr rule_id rule = rule_v<double, E>;
+static_assert(rule<decltype(std::declval<A>() * std::declval<x>())> == rule_id::spmv);
+static_assert(rule<decltype(2 * std::declval<A>() * std::declval<x>() - 3 * std::declval<x>())> ==
+              rule_id::spmv);
+static_assert(
+    rule<decltype(lz::transpose(std::declval<A>()) * std::declval<x>() + std::declval<x>())> ==
+    rule_id::spmv);
+static_assert(rule<decltype(std::declval<A>() * std::declval<B>())> == rule_id::spmm);
+static_assert(rule<decltype(2 * std::declval<A>() * std::declval<B>() + 3 * std::declval<B>())> ==
+              rule_id::spmm);
+static_assert(
+    rule<decltype(lz::maximum(std::declval<A>() * std::declval<x>() + std::declval<x>(), 0.0))> ==
+    rule_id::nested);
+static_assert(
+    rule<decltype(std::declval<A>() * std::declval<x>() + std::declval<B>() * std::declval<x>())> ==
+    rule_id::sum_of_products);
+static_assert(term_counts_v<decltype(2 * std::declval<A>() * std::declval<x>())>.sparse == 1);
+static_assert(term_counts_v<decltype(std::declval<A>() * std::declval<x>())>.products == 1);
+} // namespace plan_checks
+
+// ---- calls and temporaries (run time) ----------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(two_a_x_minus_three_y_is_one_spmv_with_alpha_and_beta_and_no_temporary) {
+  const auto A = random_sparse<double>(60, 40, 0.1, 1);
+  const auto x = random_dense<double>(lz::shape_t<1>{40}, 2);
+  lz::vector<double> y = random_dense<double>(lz::shape_t<1>{60}, 3);
+  const lz::vector<double> y0 = y;
+  lz_test::recording rec;
+  lz::reset_stats();
+  y = 2 * A * x - 3 * y;
+  BOOST_TEST(rec.summary() == "dcsrmv ");
+  BOOST_TEST(rec.only().alpha == 2.0);
+  BOOST_TEST(rec.only().beta == -3.0);
+  BOOST_TEST(char(rec.only().ta) == 'N');
+  BOOST_TEST(rec.only().k == A.nnz());
+  BOOST_TEST(lz::stats().allocations == 0u);
+  const auto D = lz::to_dense(A);
+  BOOST_TEST(close(y, lz::eval(2 * D * x - 3 * y0), 1e-13));
+}
+
+BOOST_AUTO_TEST_CASE(transpose_a_times_w_plus_z_is_one_copy_and_one_spmv_with_beta_one) {
+  const auto A = random_sparse<double>(50, 30, 0.1, 4);
+  const auto w = random_dense<double>(lz::shape_t<1>{50}, 5);
+  const auto z = random_dense<double>(lz::shape_t<1>{30}, 6);
+  lz::vector<double> y(30);
+  lz_test::recording rec;
+  lz::reset_stats();
+  y = lz::transpose(A) * w + z;
+  BOOST_TEST(rec.summary() == "dcsrmv ");
+  BOOST_TEST(char(rec.only().ta) == 'T');
+  BOOST_TEST(rec.only().beta == 1.0);
+  BOOST_TEST(lz::stats().temporaries == 0u);
+  BOOST_TEST(close(y, lz::eval(lz::transpose(lz::to_dense(A)) * w + z), 1e-13));
+}
+
+BOOST_AUTO_TEST_CASE(spmm_folds_alpha_beta_and_reads_any_layout_in_place) {
+  const auto A = random_sparse<double>(45, 35, 0.15, 7);
+  const lz::matrix<double> Br = random_dense<double>(lz::shape_t<2>{35, 6}, 8);
+  lz::matrix<double> Bc(35, 6, lz::layout_left);
+  Bc = Br;
+  for (const bool col : {false, true}) {
+    lz::matrix<double> C = random_dense<double>(lz::shape_t<2>{45, 6}, 9);
+    const lz::matrix<double> C0 = C;
+    lz_test::recording rec;
+    lz::reset_stats();
+    if (col)
+      C = 2 * A * Bc + 3 * C;
+    else
+      C = 2 * A * Br + 3 * C;
+    BOOST_TEST(rec.summary() == "dcsrmm ");
+    BOOST_TEST(rec.only().alpha == 2.0);
+    BOOST_TEST(rec.only().beta == 3.0);
+    BOOST_TEST(rec.only().k == 6);
+    BOOST_TEST(lz::stats().allocations == 0u);
+    BOOST_TEST(close(C, lz::eval(2 * lz::to_dense(A) * Br + 3 * C0), 1e-13));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_sparse_product_under_a_function_lands_in_the_destination_then_one_pass) {
+  const auto A = random_sparse<double>(80, 80, 0.05, 10);
+  const auto x = random_dense<double>(lz::shape_t<1>{80}, 11);
+  const auto b = random_dense<double>(lz::shape_t<1>{80}, 12);
+  lz::vector<double> y(80);
+  lz_test::recording rec;
+  lz::reset_stats();
+  y = lz::maximum(A * x + b, 0.0);
+  BOOST_TEST(rec.summary() == "dcsrmv ");
+  BOOST_TEST(rec.only().beta == 0.0);
+  BOOST_TEST(lz::stats().temporaries == 0u);
+  BOOST_TEST(close(y, lz::eval(lz::maximum(lz::to_dense(A) * x + b, 0.0)), 1e-13));
+  const std::string plan = lz::explain(y, lz::maximum(A * x + b, 0.0));
+  BOOST_TEST(plan.find("dcsrmv(N") != std::string::npos);
+  BOOST_TEST(plan.find("[rule spmv]") != std::string::npos);
+  BOOST_TEST(plan.find("loop dst") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(a_product_reading_its_destination_goes_through_one_temporary) {
+  const auto A = random_sparse<double>(30, 30, 0.2, 13);
+  lz::vector<double> y = random_dense<double>(lz::shape_t<1>{30}, 14);
+  const lz::vector<double> y0 = y;
+  lz_test::recording rec;
+  lz::reset_stats();
+  y = A * y;
+  BOOST_TEST(rec.summary() == "dcsrmv ");
+  BOOST_TEST(lz::stats().temporaries == 1u);
+  BOOST_TEST(close(y, lz::eval(lz::to_dense(A) * y0), 1e-13));
+}
+
+BOOST_AUTO_TEST_CASE(a_values_expression_operand_is_one_loop_into_a_temporary_then_one_spmv) {
+  const auto A = random_sparse<double>(40, 40, 0.1, 15);
+  const auto x = random_dense<double>(lz::shape_t<1>{40}, 16);
+  lz::vector<double> y(40);
+  lz_test::recording rec;
+  lz::reset_stats();
+  y = lz::abs(A) * x;
+  BOOST_TEST(rec.summary() == "dcsrmv ");
+  BOOST_TEST(lz::stats().temporaries == 1u);
+  BOOST_TEST(close(y, lz::eval(lz::abs(lz::to_dense(A)) * x), 1e-13));
+}
+
+BOOST_AUTO_TEST_CASE(
+    elementwise_on_a_sparse_matrix_is_one_loop_over_its_values_sharing_the_pattern) {
+  const auto A = random_sparse<double>(50, 60, 0.1, 17);
+  lz::reset_stats();
+  lz::csr_matrix<double> B = 2 * lz::abs(A) + A;
+  BOOST_TEST(B.shares_pattern_with(A));
+  BOOST_TEST(lz::stats().allocations == 1u); // the values only
+  BOOST_TEST(lz::stats().temporaries == 0u);
+  BOOST_TEST(close(lz::to_dense(B), lz::eval(2 * lz::abs(lz::to_dense(A)) + lz::to_dense(A)), 0));
+  B = -B / 4;
+  BOOST_TEST(B.shares_pattern_with(A));
+  BOOST_TEST(close(lz::to_dense(B), lz::eval(-(2 * lz::abs(lz::to_dense(A)) + lz::to_dense(A)) / 4),
+                   1e-15));
+  const double s = lz::sum(A);
+  const double n = lz::norm2(A);
+  BOOST_TEST(std::abs(s - double(lz::sum(lz::to_dense(A)))) < 1e-12);
+  BOOST_TEST(std::abs(n - double(lz::norm2(lz::to_dense(A)))) < 1e-12);
+}
+
+BOOST_AUTO_TEST_CASE(a_transposed_operand_assigned_to_a_matrix_is_its_csr_transpose) {
+  const auto A = random_sparse<double, std::int64_t>(23, 31, 0.2, 18);
+  lz::csr_matrix<double, std::int64_t> T = lz::transpose(A);
+  BOOST_TEST(T.rows() == 31);
+  BOOST_TEST(T.cols() == 23);
+  BOOST_TEST(close(lz::to_dense(T), lz::eval(lz::transpose(lz::to_dense(A))), 0));
+  for (index_t i = 0; i < T.rows(); ++i)
+    for (auto k = T.row_ptr()[i] + 1; k < T.row_ptr()[i + 1]; ++k)
+      BOOST_TEST(T.col_idx()[k - 1] < T.col_idx()[k]);
+}
+
+// ---- numbers against the dense engine ----------------------------------------------------------
+
+template <class T, class I>
+void products_match_the_dense_engine(std::uint64_t seed) {
+  std::mt19937_64 g(seed);
+  for (int trial = 0; trial < 6; ++trial) {
+    const index_t m = index_t(1 + g() % 70), n = index_t(1 + g() % 70), k = index_t(1 + g() % 9);
+    const auto A = random_sparse<T, I>(m, n, 0.02 + 0.3 * double(g() % 10) / 10, seed + trial);
+    const auto D = lz::to_dense(A);
+    const bool trans = trial % 2 == 1;
+    const index_t rin = trans ? m : n, rout = trans ? n : m;
+    // x strided (every other element of a longer vector), y a column of a matrix.
+    const lz::vector<T> xl = random_dense<T>(lz::shape_t<1>{2 * rin}, seed + 100 + trial);
+    const auto x = lz::slice(xl, lz::range(0, 2 * rin, 2));
+    lz::matrix<T> Y = random_dense<T>(lz::shape_t<2>{rout, 3}, seed + 200 + trial);
+    auto y = lz::col(Y, 1);
+    const lz::vector<T> y0 = y;
+    const T a = random_value<T>(g), b = random_value<T>(g);
+    if (trans)
+      y = a * lz::transpose(A) * x + b * y;
+    else
+      y = a * A * x + b * y;
+    const lz::vector<T> ref =
+        trans ? lz::eval(a * lz::transpose(D) * x + b * y0) : lz::eval(a * D * x + b * y0);
+    BOOST_TEST(close(y, ref, tol<T>()), "spmv trial " << trial << " m=" << m << " n=" << n);
+    // SpMM: B row-major, column-major or a transposed view; C += product.
+    const lz::matrix<T> Br = random_dense<T>(lz::shape_t<2>{rin, k}, seed + 300 + trial);
+    const lz::matrix<T> Bt = random_dense<T>(lz::shape_t<2>{k, rin}, seed + 400 + trial);
+    lz::matrix<T> C = random_dense<T>(lz::shape_t<2>{rout, k}, seed + 500 + trial);
+    lz::matrix<T> Cc(rout, k, lz::layout_left);
+    Cc = C;
+    const lz::matrix<T> C0 = C;
+    if (trans) {
+      C += lz::transpose(A) * Br;
+      Cc = a * lz::transpose(A) * lz::transpose(Bt) - Cc;
+    } else {
+      C += A * Br;
+      Cc = a * A * lz::transpose(Bt) - Cc;
+    }
+    const auto Dop = lz::eval(trans ? lz::eval(lz::transpose(D)) : D);
+    BOOST_TEST(close(C, lz::eval(C0 + Dop * Br), tol<T>()), "spmm trial " << trial);
+    BOOST_TEST(close(Cc, lz::eval(a * Dop * lz::transpose(Bt) - C0), tol<T>()),
+               "spmm (col-major C) trial " << trial);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(products_match_the_dense_engine_for_every_type_index_and_layout) {
+  products_match_the_dense_engine<double, std::int32_t>(100);
+  products_match_the_dense_engine<double, std::int64_t>(200);
+  products_match_the_dense_engine<float, std::int32_t>(300);
+  products_match_the_dense_engine<cd, std::int32_t>(400);
+  products_match_the_dense_engine<cf, std::int64_t>(500);
+}
+
+BOOST_AUTO_TEST_CASE(a_large_product_is_the_same_on_one_thread_and_on_several) {
+  const auto A = random_sparse<double>(3000, 3000, 0.01, 21);
+  const auto x = random_dense<double>(lz::shape_t<1>{3000}, 22);
+  lz::vector<double> y1(3000), yp(3000), t1(3000), tp(3000);
+  y1 = lz::eval(lz::seq, A * x);
+  t1 = lz::eval(lz::seq, lz::transpose(A) * x);
+  const int before = lz::num_threads();
+  lz::set_num_threads(4);
+  lz::assign(lz::par, yp, A * x);
+  lz::assign(lz::par, tp, lz::transpose(A) * x);
+  lz::set_num_threads(before);
+  BOOST_TEST(double(lz::max(lz::abs(y1 - yp))) == 0.0);
+  BOOST_TEST(double(lz::max(lz::abs(t1 - tp))) == 0.0);
+}
+
+// ---- construction --------------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(from_dense_keeps_entries_above_the_tolerance_and_to_dense_inverts_it) {
+  lz::matrix<double> D = random_dense<double>(lz::shape_t<2>{20, 30}, 23);
+  D = lz::where(lz::abs(D) < 0.5, 0.0, D);
+  const auto A = lz::csr_matrix<double>::from_dense(D);
+  BOOST_TEST(close(lz::to_dense(A), D, 0));
+  BOOST_TEST(A.nnz() == index_t(double(lz::sum(lz::cast<double>(D != 0.0)))));
+  const auto B = lz::csr_matrix<double>::from_dense(D, 0.9);
+  BOOST_TEST(B.nnz() == index_t(double(lz::sum(lz::cast<double>(lz::abs(D) > 0.9)))));
+  BOOST_TEST(A(3, 4) == D(3, 4));
+}
+
+BOOST_AUTO_TEST_CASE(adopted_csr_and_csc_arrays_are_read_in_place) {
+  // [[1 0 2], [0 3 0]] as CSR, and the same matrix as CSC.
+  std::vector<int> rp{0, 2, 3}, ci{0, 2, 1};
+  std::vector<double> v{1, 2, 3};
+  const auto A = lz::adopt_csr(2, 3, 3, rp.data(), ci.data(), v.data());
+  std::vector<int> cp{0, 1, 2, 3}, ri{0, 1, 0};
+  std::vector<double> w{1, 3, 2};
+  const auto C = lz::adopt_csc(2, 3, 3, cp.data(), ri.data(), w.data());
+  const lz::vector<double> x{1, 10, 100};
+  lz::vector<double> y(2), z(2);
+  y = A * x;
+  z = C * x;
+  BOOST_TEST(y(0) == 201.0);
+  BOOST_TEST(y(1) == 30.0);
+  BOOST_TEST(z(0) == 201.0);
+  BOOST_TEST(z(1) == 30.0);
+  v[1] = 5; // zero-copy: the expression reads the caller's array
+  y = A * x;
+  BOOST_TEST(y(0) == 501.0);
+}
+
+BOOST_AUTO_TEST_CASE(adoption_sorts_rows_on_request_and_refuses_malformed_arrays) {
+  std::vector<int> rp{0, 2, 3}, ci{2, 0, 1};
+  std::vector<double> v{2, 1, 3};
+  BOOST_CHECK_THROW(lz::adopt_csr(2, 3, 3, rp.data(), ci.data(), v.data()), lz::layout_error);
+  const auto A = lz::adopt_csr(2, 3, 3, rp.data(), ci.data(), v.data(), lz::csr_order::sort);
+  BOOST_TEST(ci[0] == 0);
+  BOOST_TEST(v[0] == 1.0);
+  std::vector<int> bad_rp{0, 3, 2}, out_of_range{0, 5, 1};
+  BOOST_CHECK_THROW(lz::adopt_csr(2, 3, 3, bad_rp.data(), ci.data(), v.data()), lz::layout_error);
+  BOOST_CHECK_THROW(lz::adopt_csr(2, 3, 3, rp.data(), out_of_range.data(), v.data()),
+                    lz::layout_error);
+  BOOST_CHECK_THROW(lz::adopt_csr(2, 3, 4, rp.data(), ci.data(), v.data()), lz::layout_error);
+  BOOST_CHECK_THROW((lz::adopt_csr<double, int>(2, 3, 3, nullptr, ci.data(), v.data())),
+                    lz::layout_error);
+  (void)A;
+}
+
+BOOST_AUTO_TEST_CASE(sizes_past_the_index_type_are_refused_with_a_clear_error) {
+  const index_t big = index_t(std::numeric_limits<std::int32_t>::max()) + 1;
+  try {
+    lz::csr_matrix<double> A(big, 2);
+    BOOST_FAIL("no throw");
+  } catch (const lz::layout_error& e) {
+    BOOST_TEST(std::string(e.what()).find("64") != std::string::npos);
+  }
+  BOOST_CHECK_THROW(lz::csr_matrix<double>(-1, 2), lz::layout_error);
+  std::vector<int> r{0, 5}, c{0, 0};
+  std::vector<double> v{1, 2};
+  BOOST_CHECK_THROW(lz::csr_matrix<double>::from_triplets(3, 3, r, c, v), std::out_of_range);
+  // (int64 indices take such sizes; the rows + 1 offsets of 2^31 rows are 16 GiB, not built here)
+}
+
+// ---- bad input -------------------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(shape_and_pattern_mismatches_throw_and_leave_the_destination_untouched) {
+  const auto A = random_sparse<double>(10, 8, 0.3, 30);
+  const auto B = random_sparse<double>(10, 8, 0.3, 31);
+  const lz::vector<double> x(9);
+  lz::vector<double> y{1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  const lz::vector<double> y0 = y;
+  BOOST_CHECK_THROW(y = A * x, lz::shape_error);
+  BOOST_TEST(close(y, y0, 0));
+  lz::csr_matrix<double> C = A;
+  BOOST_CHECK_THROW(C = A + B, lz::shape_error);
+  BOOST_TEST(close(lz::to_dense(C), lz::to_dense(A), 0));
+  const lz::matrix<double> M(9, 2);
+  lz::matrix<double> R(10, 2);
+  BOOST_CHECK_THROW(R = A * M, lz::shape_error);
+  try {
+    (void)(A + B);
+  } catch (const lz::shape_error& e) {
+    BOOST_TEST(std::string(e.what()).find("different patterns") != std::string::npos);
+  }
+}
