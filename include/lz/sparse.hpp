@@ -154,15 +154,23 @@ class csr_matrix {
   csr_matrix& operator=(csr_matrix&&) noexcept = default;
 
   /// Evaluates a sparse expression: its pattern (shared when it has an owner, else copied) and
-  /// its values in ONE loop (the dense engine over the values). A transposed operand is
-  /// transposed into CSR here (one counting sort). Strong guarantee: on a throw *this is
-  /// unchanged.
+  /// its values in ONE loop (the dense engine over the values) — into this matrix's own values,
+  /// with no allocation, when it already holds that pattern object (`B = 2*B`, `B = -A` after
+  /// `B = 2*A`). A transposed operand is transposed into CSR here (one counting sort). Errors
+  /// lazuli raises leave *this unchanged; a user function (lz::map) that throws leaves each value
+  /// old or new, as for a dense destination (docs/errors.md).
   template <sparse_expression S>
   requires(!std::is_same_v<std::remove_cvref_t<S>, csr_matrix>) csr_matrix& operator=(const S& s) {
     static_assert(std::is_same_v<typename S::index_type, I>,
                   "lz::csr_matrix: assigning a sparse expression of another index type");
     detail::check_narrowing<value_t<S>, T, S>();
     const auto& pr = s.pattern();
+    if (!pr.trans && pr.owner && *pr.owner == p_) {
+      // The same pattern object (B = 2*B, or B made from A before): the values in place, one
+      // loop, no allocation (a loop cannot fail half-way once started: the shape is checked).
+      detail::assign_to<detail::assign_op::set>(v_.view(), s.values_expr());
+      return *this;
+    }
     tensor<T, 1> v(shape_t<1>{pr.nnz}, uninitialized);
     detail::assign_to<detail::assign_op::set>(v.view(), s.values_expr());
     if (pr.trans) {
