@@ -30,26 +30,15 @@ using cd = std::complex<double>;
 template <class T>
 constexpr bool is_complex_v = !std::is_arithmetic_v<T>;
 
-// Routine names: the BLAS letter for the type, then the operation.
-template <class T>
-constexpr char letter() {
-  if constexpr (std::is_same_v<T, float>)
-    return 's';
-  else if constexpr (std::is_same_v<T, double>)
-    return 'd';
-  else if constexpr (std::is_same_v<T, cf>)
-    return 'c';
-  else
-    return 'z';
-}
+// Routine names: the BLAS letter for the type (type_letter, blas.hpp), then the operation.
 template <class T>
 struct names {
-  static constexpr char gemm[] = {letter<T>(), 'g', 'e', 'm', 'm', 0};
-  static constexpr char gemv[] = {letter<T>(), 'g', 'e', 'm', 'v', 0};
-  static constexpr char syrk[] = {letter<T>(), 's', 'y', 'r', 'k', 0};
-  static constexpr char axpy[] = {letter<T>(), 'a', 'x', 'p', 'y', 0};
-  static constexpr char scal[] = {letter<T>(), 's', 'c', 'a', 'l', 0};
-  static constexpr char dot[] = {letter<T>(), 'd', 'o', 't', 0};
+  static constexpr char gemm[] = {type_letter<T>(), 'g', 'e', 'm', 'm', 0};
+  static constexpr char gemv[] = {type_letter<T>(), 'g', 'e', 'm', 'v', 0};
+  static constexpr char syrk[] = {type_letter<T>(), 's', 'y', 'r', 'k', 0};
+  static constexpr char axpy[] = {type_letter<T>(), 'a', 'x', 'p', 'y', 0};
+  static constexpr char scal[] = {type_letter<T>(), 's', 'c', 'a', 'l', 0};
+  static constexpr char dot[] = {type_letter<T>(), 'd', 'o', 't', 0};
 };
 
 double real_part(float v) { return v; }

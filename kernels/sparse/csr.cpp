@@ -36,20 +36,9 @@ constexpr bool is_complex_v = !std::is_arithmetic_v<T>;
 
 // ---- names, recording ----------------------------------------------------------------------
 template <class T>
-constexpr char letter() {
-  if constexpr (std::is_same_v<T, float>)
-    return 's';
-  else if constexpr (std::is_same_v<T, double>)
-    return 'd';
-  else if constexpr (std::is_same_v<T, cf>)
-    return 'c';
-  else
-    return 'z';
-}
-template <class T>
 struct names {
-  static constexpr char mv[] = {letter<T>(), 'c', 's', 'r', 'm', 'v', 0};
-  static constexpr char mm[] = {letter<T>(), 'c', 's', 'r', 'm', 'm', 0};
+  static constexpr char mv[] = {blas::type_letter<T>(), 'c', 's', 'r', 'm', 'v', 0};
+  static constexpr char mm[] = {blas::type_letter<T>(), 'c', 's', 'r', 'm', 'm', 0};
 };
 
 double real_part(float v) { return v; }

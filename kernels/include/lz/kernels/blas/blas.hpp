@@ -12,6 +12,7 @@
 #include <complex>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 namespace lz::kernels::blas {
 
@@ -21,6 +22,18 @@ enum class trans : char { none = 'N', transpose = 'T', conj_transpose = 'C' };
 enum class order : char { row_major = 'R', col_major = 'C' };
 /// Which triangle syrk writes.
 enum class uplo : char { upper = 'U', lower = 'L' };
+/// The BLAS letter of an element type in routine names: 's', 'd', 'c', 'z' ("dgemm", "zcsrmv").
+template <class T>
+constexpr char type_letter() {
+  if constexpr (std::is_same_v<T, float>)
+    return 's';
+  else if constexpr (std::is_same_v<T, double>)
+    return 'd';
+  else if constexpr (std::is_same_v<T, std::complex<float>>)
+    return 'c';
+  else
+    return 'z';
+}
 
 // ---- Level 3 -------------------------------------------------------------------------------
 /// C = alpha·op(A)·op(B) + beta·C, C is m×n, op(A) m×k, op(B) k×n (cblas_?gemm semantics).

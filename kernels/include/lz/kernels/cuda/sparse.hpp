@@ -36,11 +36,7 @@ namespace detail {
 /// The routine name a call records: "dcsrmv" for op "csrmv" and V = double.
 template <class V>
 std::string routine(const char* op) {
-  const char p = std::is_same_v<V, float>                 ? 's'
-                 : std::is_same_v<V, double>              ? 'd'
-                 : std::is_same_v<V, std::complex<float>> ? 'c'
-                                                          : 'z';
-  return std::string(1, p) + op;
+  return std::string(1, lz::kernels::blas::type_letter<V>()) + op;
 }
 /// The real part of a scalar, as a recorded call keeps α and β.
 template <class V>
