@@ -5,6 +5,7 @@
 #   <prefix>/<libdir>/cmake/lazuli/             lazuli-config.cmake (+ version, targets, dependencies)
 #   <prefix>/<libdir>/liblazuli_device_*.a      the device backends, component `device`
 #                                               (lazuli-device.cmake, lazuli-device-targets.cmake)
+#   <prefix>/<libdir>/liblazuli_dist.a          lz::dist (MPI + ScaLAPACK), component `dist`
 #   <prefix>/<libdir>/pkgconfig/lazuli.pc       for pkg-config users
 #   <prefix>/share/doc/lazuli/                  LICENSE (Apache-2.0), CHANGELOG.md
 # plus a build-tree export: a consumer can set lazuli_DIR to this build directory.
@@ -39,6 +40,18 @@ configure_file(cmake/lazuli-device.cmake.in "${PROJECT_BINARY_DIR}/lazuli-device
 install(FILES "${PROJECT_BINARY_DIR}/lazuli-device.cmake" DESTINATION ${LZ_CMAKE_DIR})
 install(FILES cmake/LazuliCudaCxx20.cmake DESTINATION ${LZ_CMAKE_DIR} RENAME lazuli-cuda-cxx20.cmake)
 configure_file(cmake/LazuliCudaCxx20.cmake "${PROJECT_BINARY_DIR}/lazuli-cuda-cxx20.cmake" COPYONLY)
+
+# Component `dist`: find_package(lazuli COMPONENTS dist) gives lazuli::dist (MPI + ScaLAPACK).
+if(TARGET lazuli_dist)
+  install(TARGETS lazuli_dist EXPORT lazuli-dist-targets
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(EXPORT lazuli-dist-targets NAMESPACE lazuli:: DESTINATION ${LZ_CMAKE_DIR})
+  export(EXPORT lazuli-dist-targets NAMESPACE lazuli::
+         FILE "${PROJECT_BINARY_DIR}/lazuli-dist-targets.cmake")
+  configure_file(cmake/lazuli-dist.cmake.in "${PROJECT_BINARY_DIR}/lazuli-dist.cmake" @ONLY)
+  install(FILES "${PROJECT_BINARY_DIR}/lazuli-dist.cmake" DESTINATION ${LZ_CMAKE_DIR})
+endif()
 install(FILES LICENSE CHANGELOG.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 # Pre-1.0: only the same minor version is API compatible.

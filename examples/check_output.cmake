@@ -4,6 +4,7 @@
 # comment may be). Both are compared literally, trailing blanks ignored. Exit status 77 prints
 # "lazuli example skipped", which the test's SKIP_REGULAR_EXPRESSION turns into CTest's "Skipped".
 #   cmake -DEXE=<executable> -DSOURCE=<example .cpp> -P check_output.cmake
+# With -DLAUNCHER=<command;args>, EXE runs under it (the lz::dist example: mpiexec -n 2).
 # With -DBLOCK_AFTER=<text>, SOURCE is a Markdown file instead (the README): every line of the
 # first fenced block after the line that starts with <text> must be a whole line of the output.
 cmake_minimum_required(VERSION 3.20) # policies: lists keep empty elements (CMP0007)
@@ -68,7 +69,7 @@ if(NOT wanted AND NOT partial)
   message(FATAL_ERROR "${SOURCE}: no output line to check (`// output:` marks, or BLOCK_AFTER)")
 endif()
 
-execute_process(COMMAND "${EXE}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+execute_process(COMMAND ${LAUNCHER} "${EXE}" RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message("${out}${err}")
 if(rc EQUAL 77)
   message("lazuli example skipped (exit 77)")

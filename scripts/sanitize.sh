@@ -28,7 +28,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-asan}
 jobs=${JOBS:-$(nproc)}
-common=(-DLZ_BUILD_EXAMPLES=ON -DLZ_BUILD_PERF=OFF -DLZ_INSTALL=OFF -DLZ_ENABLE_CUDA=OFF
+# lz::dist is off here: Open MPI keeps memory until exit that LeakSanitizer reports, and its
+# suites run under mpiexec (the Release build runs them: ctest -L dist).
+common=(-DLZ_ENABLE_MPI=OFF -DLZ_BUILD_EXAMPLES=ON -DLZ_BUILD_PERF=OFF -DLZ_INSTALL=OFF -DLZ_ENABLE_CUDA=OFF
         -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLZ_RUN_BOUND_FLAGS="${RUN_BOUND_OPT:--O1}")
 sym=$(command -v llvm-symbolizer-16 || command -v llvm-symbolizer || true)
 cxx=${SAN_CXX:-$(command -v clang++-16 || true)}

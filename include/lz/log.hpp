@@ -1,4 +1,4 @@
-// Tracing: LZ_LOG=fusion,alloc,copy,blas,loop,device (or lz::logging::enable) prints each rule
+// Tracing: LZ_LOG=fusion,alloc,copy,blas,loop,device,dist (or lz::logging::enable) prints each rule
 // decision, allocation, transfer and kernel call, with sizes and times, to stderr. Off, a
 // trace point costs one load and one predictable branch. Compiled part: kernels/common/log.cpp.
 #pragma once
@@ -18,7 +18,8 @@ enum channel : unsigned {
   blas = 1u << 3,   ///< BLAS calls with flags, sizes, alpha, beta, time
   loop = 1u << 4,   ///< fused loops: dims, SIMD width, threads, time
   device = 1u << 5, ///< device kernels and streams
-  all = 0x3fu
+  dist = 1u << 6,   ///< lz::dist: PBLAS calls, redistributions, local loops (one line per rank)
+  all = 0x7fu
 };
 
 namespace detail {

@@ -32,7 +32,7 @@ struct name_bit {
 };
 constexpr name_bit names[] = {{"fusion", fusion}, {"alloc", alloc}, {"copy", copy},
                               {"blas", blas},     {"loop", loop},   {"device", device},
-                              {"all", all}};
+                              {"dist", dist},     {"all", all}};
 std::mutex g_write; // one line at a time, to stderr or the sink
 sink& g_sink() {    // (a function: write may run before this file's statics are made)
   static sink* s = new sink;

@@ -6,6 +6,7 @@
 #      then COMPONENTS device: the device example (examples/07_device) built against
 #      lazuli::device_host and run, and, where lazuli was built with CUDA, 07_device.cu built
 #      by nvcc against lazuli::device (run: exit 77 without a GPU)
+#      then, where lazuli_dist was built, COMPONENTS dist: examples/11_distributed on one rank
 #   2. find_package with lazuli_DIR pointing at the build tree (build-tree export), the device
 #      component too
 #   3. add_subdirectory(<lazuli source>): must configure and build quietly (no warnings, no
@@ -60,6 +61,8 @@ IFS=. read -r major minor _ <<<"$version"
 step "install lazuli $version into a staging prefix, then move the prefix"
 libs=(lazuli_kernels lazuli_device_host)
 [[ $(cache_value "$build" LZ_ENABLE_CUDA) == ON ]] && libs+=(lazuli_device_cuda)
+dist=0
+[[ -f "$build/lazuli-dist-targets.cmake" ]] && dist=1 && libs+=(lazuli_dist)
 run "$work/kernels.log" "$cmake" --build "$build" --target "${libs[@]}" -j2
 run "$work/install.log" "$cmake" --install "$build" --prefix "$work/staging"
 mv "$work/staging" "$work/prefix"
@@ -100,6 +103,18 @@ if [[ $(cache_value "$build" LZ_ENABLE_CUDA) == ON ]]; then
   echo "   built with nvcc against lazuli::device_cuda; ran with exit status $rc (77: no GPU here)"
 fi
 
+if ((dist)); then
+  step "1d. find_package(lazuli COMPONENTS dist): the lz::dist example, one rank"
+  consumer_build "$work/dist" -DCMAKE_PREFIX_PATH="$work/prefix" -DLZ_DIST=ON \
+    -DLZ_EXAMPLE_DIR="$src/examples"
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "$work/dist/consumer_dist" \
+    >"$work/dist.out" 2>&1 || { cat "$work/dist.out"; fail "dist consumer"; }
+  grep -q "C = 2\*A\*B + 3\*C matches serial lazuli: yes" "$work/dist.out" || {
+    cat "$work/dist.out"
+    fail "dist consumer printed something else"
+  }
+fi
+
 step "2. find_package with lazuli_DIR = the build tree"
 consumer "$work/buildtree" -Dlazuli_DIR="$build"
 [[ $(cache_value "$work/buildtree" lazuli_DIR) == "$build" ]] || fail "build tree not used"
@@ -115,8 +130,8 @@ if grep -E "CMake (Warning|Deprecation)" "$work/subdir.configure.log"; then
   fail "warnings while configuring lazuli as a subproject"
 fi
 if grep -E "warning:" "$work/subdir.build.log"; then fail "compiler warnings in the subproject"; fi
-if grep -E "lazuli_device_(host|cuda)" "$work/subdir.build.log"; then
-  fail "the subproject built a device backend its consumer does not link"
+if grep -E "lazuli_device_(host|cuda)|lazuli_dist" "$work/subdir.build.log"; then
+  fail "the subproject built a device backend or lz::dist, which its consumer does not link"
 fi
 "$cmake" --build "$work/subdir" --target help >"$work/subdir.targets"
 if grep -E "tensor_test|00_elementwise|_bench" "$work/subdir.targets"; then

@@ -31,6 +31,10 @@ namespace detail {
 template <class P, class Op, class Fin, class E>
 typename reduce_expr<Op, Fin, E>::value_type reduce_value(const P& pol,
                                                           const reduce_expr<Op, Fin, E>& r);
+/// The value of a full reduction over distributed operands (lz::dist: dist/plan.hpp, which
+/// every program with distributed operands includes).
+template <class Op, class Fin, class E>
+typename reduce_expr<Op, Fin, E>::value_type dist_reduce_value(const reduce_expr<Op, Fin, E>& r);
 /// dst ⊕= r (an axis reduction). @pre dst.shape() == r.shape(); dst does not overlap r.arg.
 template <assign_op AOp, class P, class D, std::size_t R, class Op, class Fin, class E>
 void reduce_axis_into(const P& pol, tensor_view<D, R> dst, const reduce_axis_expr<Op, Fin, E>& r);
@@ -134,6 +138,8 @@ struct reduce_expr {
   value_type compute_now(const P& pol) const {
     if constexpr (detail::static_tree_v<E>) { // fixed-size operand: folded inline
       return detail::fixed_eval::reduce_now(*this);
+    } else if constexpr (space_v<E> == memory_space(1u << 2)) { // lz::dist::space: collective
+      return detail::dist_reduce_value(*this);
     } else {
       if constexpr (LZ_CHECKED) detail::check_lifetimes(arg);
       return detail::reduce_value(pol, *this);

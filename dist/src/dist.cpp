@@ -1,0 +1,79 @@
+// lz::dist's compiled front end: the environment, plan checks, explain text and error paths.
+// (MPI and ScaLAPACK are only in runtime.cpp.)
+#include <lz/dist.hpp>
+#include <lz/kernels/blas/blas.hpp>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+
+namespace lz::dist {
+namespace {
+std::atomic<bool> g_plan_checks{false};
+
+// Threads per rank: OpenBLAS at 1 (the ranks are ScaLAPACK's parallelism), lazuli's pool at
+// the node's cores shared among its ranks, unless the user chose (LZ_NUM_THREADS).
+void cap_threads() {
+  kernels::blas::set_num_threads(1);
+  if (std::getenv("LZ_NUM_THREADS")) return;
+  const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+  lz::set_num_threads(std::max(1, cores / std::max(1, rt::node_ranks())));
+}
+} // namespace
+
+void environment::start(bool checked) {
+  cap_threads();
+  set_plan_checks(checked);
+}
+environment::~environment() { rt::finalize(owned_); }
+int environment::rank() const noexcept { return rt::rank(); }
+int environment::size() const noexcept { return rt::size(); }
+
+void set_plan_checks(bool on) noexcept { g_plan_checks.store(on, std::memory_order_relaxed); }
+bool plan_checks() noexcept { return g_plan_checks.load(std::memory_order_relaxed); }
+
+namespace detail {
+
+void throw_not_pblas(const char* what) {
+  throw layout_error(std::string("lz::dist: ") + what +
+                     " is not a distributed matrix, vector, sub-matrix or transpose PBLAS can "
+                     "take (a view with a step or a broadcast): copy it into a distributed "
+                     "matrix first");
+}
+
+void throw_unsupported(const char* what) {
+  throw std::invalid_argument(std::string("lz::dist: ") + what + " is not supported");
+}
+
+std::string describe(const char* routine, const std::string& flags, index_t m, index_t n, index_t k,
+                     double alpha, double beta, const std::string& operands) {
+  std::string s =
+      std::string(routine) + "(" + flags + ") m=" + std::to_string(m) + " n=" + std::to_string(n);
+  if (k) s += " k=" + std::to_string(k);
+  s += " alpha=" + fusion::detail_plan::format_scalar(alpha, 0) +
+       " beta=" + fusion::detail_plan::format_scalar(beta, 0) + "  " + operands;
+  return s;
+}
+
+std::string grid_text(const rt::storage& s) {
+  return "  [grid " + std::to_string(s.grid->nprow) + "x" + std::to_string(s.grid->npcol) +
+         ", blocks " + std::to_string(s.mb) + "x" + std::to_string(s.nb) + "]";
+}
+
+std::uint64_t plan_hash(const std::string& text) noexcept {
+  std::uint64_t h = 1469598103934665603ull; // FNV-1a
+  for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+void throw_plan_mismatch(int lo_rank, int hi_rank) {
+  throw collective_error("lz::dist: ranks " + std::to_string(std::min(lo_rank, hi_rank)) + " and " +
+                         std::to_string(std::max(lo_rank, hi_rank)) +
+                         " planned different assignments (another tree, other shapes, or a "
+                         "statement one of them skipped): every assignment to a distributed "
+                         "matrix must be made by every rank");
+}
+
+} // namespace detail
+} // namespace lz::dist
