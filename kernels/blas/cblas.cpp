@@ -14,8 +14,10 @@
 #endif
 
 #include <algorithm>
+#include <cctype>
 #include <climits>
 #include <complex>
+#include <cstdlib>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -465,7 +467,10 @@ double dot(index_t n, const double* x, index_t incx, const double* y, index_t in
 isa cpu_isa() noexcept {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) return isa::avx512;
+  // AVX-512 as OpenBLAS's SkylakeX kernels use it: F, BW, VL and DQ (not Knights Landing's).
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq"))
+    return isa::avx512;
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return isa::avx2;
   if (__builtin_cpu_supports("avx")) return isa::avx;
 #endif
@@ -493,8 +498,61 @@ std::string narrower_core_warning(const std::string& core, isa cpu) {
          " before the program starts (docs/performance.md, section 4)";
 }
 
+std::string better_core(const std::string& detected, isa cpu, const char* user_choice) {
+  static const char* const coretype[] = {"", "Sandybridge", "Haswell", "SkylakeX"};
+  if (user_choice || core_isa(detected) >= cpu) return "";
+  return coretype[int(cpu)];
+}
+
 #if defined(LZ_BLAS_OPENBLAS)
-std::string core_warning() { return narrower_core_warning(openblas_get_corename(), cpu_isa()); }
+// OpenBLAS built with DYNAMIC_ARCH (Debian's is) picks its kernels when it loads, from the CPUs
+// it knows: a newer one (a 5th-generation Xeon for 0.3.21) gets its Prescott (SSE3) kernels, up
+// to 4x slower. Its dispatch can be redone: gotoblas_dynamic_quit drops the choice and
+// gotoblas_dynamic_init makes it again, reading OPENBLAS_CORETYPE. Weak: an OpenBLAS built for
+// one core has neither, and nothing is switched.
+extern "C" void gotoblas_dynamic_init(void) __attribute__((weak));
+extern "C" void gotoblas_dynamic_quit(void) __attribute__((weak));
+
+namespace {
+std::string g_core_origin = "detected by OpenBLAS";
+// At start-up (before any product runs): the CPU's width when OpenBLAS picked narrower kernels
+// and the user set no OPENBLAS_CORETYPE (docs/performance.md, section 4).
+const bool g_core_checked = [] {
+  if (std::getenv("OPENBLAS_CORETYPE")) {
+    g_core_origin = "OPENBLAS_CORETYPE";
+    return true;
+  }
+  const std::string detected = openblas_get_corename();
+  const std::string to = better_core(detected, cpu_isa(), nullptr);
+  if (!to.empty() && select_core(to))
+    g_core_origin = "chosen by lazuli: OpenBLAS detected " + detected +
+                    ", narrower than this CPU (OPENBLAS_CORETYPE=" + detected + " keeps it)";
+  return true;
+}();
+} // namespace
+
+bool select_core(const std::string& core) {
+  if (!gotoblas_dynamic_init || !gotoblas_dynamic_quit) return false;
+  const char* prev = std::getenv("OPENBLAS_CORETYPE");
+  const std::string saved = prev ? prev : "";
+  ::setenv("OPENBLAS_CORETYPE", core.c_str(), 1);
+  gotoblas_dynamic_quit();
+  gotoblas_dynamic_init();
+  if (prev)
+    ::setenv("OPENBLAS_CORETYPE", saved.c_str(), 1);
+  else
+    ::unsetenv("OPENBLAS_CORETYPE");
+  const std::string now = openblas_get_corename();
+  return std::equal(now.begin(), now.end(), core.begin(), core.end(),
+                    [](char a, char b) { return std::tolower(a) == std::tolower(b); });
+}
+
+std::string core_origin() { return g_core_origin; }
+
+std::string core_warning() {
+  (void)g_core_checked;
+  return narrower_core_warning(openblas_get_corename(), cpu_isa());
+}
 
 std::string info() {
   // openblas_get_config() reads like "OpenBLAS 0.3.21 NO_AFFINITY Haswell MAX_THREADS=64": the
@@ -527,6 +585,8 @@ std::string info() {
 
 void set_num_threads(int) {}
 std::string core_warning() { return ""; }
+bool select_core(const std::string&) { return false; }
+std::string core_origin() { return "not OpenBLAS"; }
 #endif
 
 } // namespace lz::kernels::blas

@@ -19,7 +19,7 @@ std::string info_text(const char* caller_arch, int caller_double_lanes) {
        std::to_string(XSIMD_VERSION_MINOR) + ", caller arch " + caller_arch + " (" +
        std::to_string(caller_double_lanes) + " doubles per batch), library arch " +
        xsimd::default_arch::name() + "\n";
-  s += "  blas: " + kernels::blas::info() + "\n";
+  s += "  blas: " + kernels::blas::info() + "; core " + kernels::blas::core_origin() + "\n";
   if (const std::string w = kernels::blas::core_warning(); !w.empty()) s += "  " + w + "\n";
   const char* core = std::getenv("OPENBLAS_CORETYPE");
   s += std::string("  OPENBLAS_CORETYPE: ") + (core ? core : "(unset: OpenBLAS detects the CPU)") +

@@ -492,6 +492,49 @@ BOOST_AUTO_TEST_CASE(lz_info_warns_when_the_blas_core_in_use_is_narrower) {
     BOOST_TEST(!expect.empty(), "OPENBLAS_CORETYPE=Prescott on a CPU with AVX or wider");
 }
 
+// Issue 30: with no OPENBLAS_CORETYPE, a core narrower than the CPU is replaced at start-up by
+// the CPU's width; the switch itself (OpenBLAS's dynamic dispatch redone) is checked by moving to
+// Haswell and back, with a product computed on each.
+BOOST_AUTO_TEST_CASE(a_narrower_openblas_core_is_switched_to_the_cpus_width_unless_the_user_chose) {
+  using blas::isa;
+  BOOST_TEST(blas::better_core("Prescott", isa::avx512, nullptr) == "SkylakeX");
+  BOOST_TEST(blas::better_core("Prescott", isa::avx2, nullptr) == "Haswell");
+  BOOST_TEST(blas::better_core("Zen", isa::avx512, nullptr) == "SkylakeX");
+  BOOST_TEST(blas::better_core("Haswell", isa::avx2, nullptr) == "");
+  BOOST_TEST(blas::better_core("SkylakeX", isa::avx512, nullptr) == "");
+  BOOST_TEST(blas::better_core("Prescott", isa::avx512, "Prescott") == ""); // the user's choice
+  const std::string s = blas::info();
+  const std::size_t at = s.find("(core ");
+  if (std::string(LZ_TEST_BLAS) != "openblas" || at == std::string::npos) {
+    BOOST_TEST(!blas::select_core("Haswell"));
+    return;
+  }
+  const std::string origin = blas::core_origin();
+  BOOST_TEST(lz::info().find("core " + origin) != std::string::npos, lz::info());
+  if (std::getenv("OPENBLAS_CORETYPE"))
+    BOOST_TEST(origin == "OPENBLAS_CORETYPE");
+  else // whatever OpenBLAS detected, the core in use is as wide as the CPU
+    BOOST_TEST(blas::core_warning().empty(), blas::core_warning() << " (" << origin << ")");
+  if (int(blas::cpu_isa()) < int(isa::avx2)) return;
+  const std::string before = s.substr(at + 6, s.find(',', at) - at - 6);
+  std::vector<double> A(70 * 50), B(50 * 40), ref(70 * 40), C(70 * 40);
+  for (std::size_t i = 0; i < A.size(); ++i) A[i] = std::sin(double(i));
+  for (std::size_t i = 0; i < B.size(); ++i) B[i] = std::cos(double(i));
+  auto product = [&](std::vector<double>& out) {
+    blas::gemm(blas::order::row_major, blas::trans::none, blas::trans::none, 70, 40, 50, 1.0,
+               A.data(), 50, B.data(), 40, 0.0, out.data(), 40);
+  };
+  product(ref);
+  BOOST_TEST_REQUIRE(blas::select_core("Haswell"));
+  BOOST_TEST(blas::info().find("(core Haswell,") != std::string::npos, blas::info());
+  product(C);
+  double diff = 0;
+  for (std::size_t i = 0; i < C.size(); ++i) diff = std::max(diff, std::abs(C[i] - ref[i]));
+  BOOST_TEST(diff < 1e-12);
+  BOOST_TEST(blas::select_core(before));
+  BOOST_TEST(blas::info().find("(core " + before + ",") != std::string::npos, blas::info());
+}
+
 BOOST_AUTO_TEST_CASE(blas_channel_traces_one_line_per_call) {
   std::vector<double> A(512 * 256, 1.0), B(512 * 128, 1.0), C(512 * 128, 1.0);
   const std::string line = lz_test::capture_stderr([&] {

@@ -145,7 +145,7 @@ void set_num_threads(int n);
 
 /// Vector instruction sets, narrowest first (for comparing a BLAS core with the CPU).
 enum class isa { sse, avx, avx2, avx512 };
-/// The widest set this CPU runs (cpuid).
+/// The widest set this CPU runs (cpuid; AVX-512 means F, BW, VL and DQ, as BLAS kernels use it).
 isa cpu_isa() noexcept;
 /// The set an OpenBLAS core's kernels use ("Prescott" sse, "Sandybridge" avx, "Haswell" and
 /// "Zen" avx2, "SkylakeX", "Cooperlake", "SapphireRapids" avx512; unknown names: sse).
@@ -156,5 +156,16 @@ std::string narrower_core_warning(const std::string& core, isa cpu);
 /// narrower_core_warning for the OpenBLAS core in use and this CPU ("" for another CBLAS, whose
 /// kernels lazuli cannot see). lz::info() prints it.
 std::string core_warning();
+/// The OpenBLAS core to switch to when `detected` is narrower than `cpu` and the user chose none
+/// (`user_choice`: OPENBLAS_CORETYPE, null when unset): "SkylakeX" (AVX-512), "Haswell" (AVX2),
+/// "Sandybridge" (AVX); "" keeps `detected`. lazuli makes this switch at start-up.
+std::string better_core(const std::string& detected, isa cpu, const char* user_choice);
+/// Switches OpenBLAS (built with DYNAMIC_ARCH, as Debian's) to `core`'s kernels (an
+/// OPENBLAS_CORETYPE name); true when it then runs them (false for another CBLAS). No BLAS call
+/// may run meanwhile, and the environment is read and restored (not thread-safe).
+bool select_core(const std::string& core);
+/// How the core in use was chosen: "detected by OpenBLAS", "OPENBLAS_CORETYPE", or "chosen by
+/// lazuli: OpenBLAS detected Prescott, narrower than this CPU (...)". lz::info() prints it.
+std::string core_origin();
 
 } // namespace lz::kernels::blas
