@@ -12,8 +12,13 @@
 //                                        (s = 4000 on a GPU: 1.6e7 rows; 1000 on the host system),
 //                                        y = A*x, y = 2*A*x - 3*y and C = A*B (16 columns) against
 //                                        one cusparseSpMV / cusparseSpMM made directly
+//   device_bench solve [n] [reps=5]     W12 on the device: x = solve(A, b) and X = inv(A)*B (64
+//                                        columns), n = 4096 on a GPU (1024 on the host system),
+//                                        against the same copies + getrf + getrs made directly
+//                                        through the device LAPACK interface (cuSOLVER on a GPU)
 #include <lz/device.hpp>
 #include <lz/kernels/cuda/blas.hpp>
+#include <lz/kernels/cuda/lapack.hpp>
 #include <lz/kernels/cuda/sparse.hpp>
 #include <lz/kernels/thrust/launch.hpp>
 
@@ -250,9 +255,64 @@ int sparse(lz::index_t s, int reps) {
   return 0;
 }
 
+// W12 on the device: lazuli's plan (the matrix copied as stored — row-major, so factored as Aᵀ —
+// then getrf, the right-hand side copied into the destination, getrs('T')) against the same
+// copies and the same two calls made directly, with the pivots and the copy allocated once.
+int solve(lz::index_t n, int reps) {
+  constexpr lz::index_t k = 64;
+  std::printf("%s, W12 solve: n = %lld, %s, median of %d\n", lz::device_info().c_str(),
+              (long long)n, lz::kernels::dev::lapack::name(), reps);
+  lz::matrix<double> hA = lz::random<double>(lz::shape_t<2>{n, n}, 1, lz::uniform{-1, 1});
+  for (lz::index_t i = 0; i < n; ++i) hA(i, i) += double(n) / 4; // well conditioned
+  const auto A = lz::to_device(hA);
+  const auto b = lz::to_device(lz::random<double>(lz::shape_t<1>{n}, 2));
+  const auto B = lz::to_device(lz::random<double>(lz::shape_t<2>{n, k}, 3));
+  lz::device_vector<double> x(lz::shape_t<1>{n});
+  lz::device_matrix<double> X(lz::shape_t<2>{n, k}), F(lz::shape_t<2>{n, n}),
+      Xc(lz::shape_t<2>{k, n}); // Xc: X column-major (its transpose row-major)
+  lz::device_tensor<int, 1> piv(lz::shape_t<1>{n});
+  namespace dl = lz::kernels::dev::lapack;
+  namespace kd = lz::kernels::dev;
+  auto sync = [] { kd::stream_sync(nullptr); };
+  const std::size_t abytes = std::size_t(n * n) * sizeof(double);
+  auto direct = [&](const double* rhs, double* out, lz::index_t nrhs) {
+    kd::copy(F.data(), A.data(), abytes, kd::copy_kind::device_to_device, nullptr);
+    (void)dl::getrf<double>(nullptr, n, n, F.data(), n, piv.data());
+    kd::copy(out, rhs, std::size_t(n * nrhs) * sizeof(double), kd::copy_kind::device_to_device,
+             nullptr);
+    dl::getrs<double>(nullptr, lz::kernels::blas::trans::transpose, n, nrhs, F.data(), n,
+                      piv.data(), out, n);
+    sync();
+  };
+  const double f1 = 2.0 / 3.0 * double(n) * double(n) * double(n) + 2.0 * double(n) * double(n);
+  const auto t1 =
+      interleaved_ms(reps, {[&] { direct(b.data(), x.data(), 1); }, [&] { x = lz::solve(A, b); }});
+  product_row("W12 direct getrf + getrs (1 right-hand side)", t1[0], f1, t1[0]);
+  product_row("W12 x = solve(A, b)  (lazuli device)", t1[1], f1, t1[0]);
+  // X = inv(A)*B: B row-major is Bᵀ column-major; the direct call solves into Xc (k × n
+  // row-major = n × k column-major) from a column-major copy of B.
+  lz::device_matrix<double> Bc(lz::shape_t<2>{k, n});
+  Bc = lz::transpose(B);
+  const double f2 = 2.0 / 3.0 * double(n) * double(n) * double(n) + 2.0 * double(n * n) * k;
+  const auto t2 =
+      interleaved_ms(reps, {[&] { direct(Bc.data(), Xc.data(), k); }, [&] { X = lz::inv(A) * B; }});
+  product_row("W12 direct getrf + getrs (64 right-hand sides)", t2[0], f2, t2[0]);
+  product_row("W12 X = inv(A) * B  (lazuli device)", t2[1], f2, t2[0]);
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "solve") {
+    if (!lz::device_available()) {
+      std::printf("no usable device: skipping\n");
+      return 77;
+    }
+    const lz::index_t n =
+        argc > 2 ? lz::index_t(std::atof(argv[2])) : lz::index_t(LZ_DEVICE_IS_GPU ? 4096 : 1024);
+    return solve(n, argc > 3 ? std::atoi(argv[3]) : 5);
+  }
   if (argc > 1 && std::string(argv[1]) == "sparse") {
     if (!lz::device_available()) {
       std::printf("no usable device: skipping\n");

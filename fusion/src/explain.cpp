@@ -154,6 +154,11 @@ std::string describe_lapack(const char* routine, char t, char u, index_t m, inde
   return s;
 }
 
+std::string describe_trcheck(index_t n, int a) {
+  return "check the diagonal of " + who(a, "A") + " (" + std::to_string(n) + "x" +
+         std::to_string(n) + ") for zeros, before the right-hand side is written";
+}
+
 void throw_lapack_info(const char* call, const char* routine, int info, index_t m, index_t n) {
   const std::string r = routine;
   const std::string size = std::to_string(m) + "x" + std::to_string(n);

@@ -305,6 +305,45 @@ bool gemm_bias_relu(void* s, trans ta, trans tb, index_t m, index_t n, index_t k
   return gemm_bias_relu_impl(s, ta, tb, m, n, k, alpha, A, lda, B, ldb, bias, C, ldc);
 }
 
+namespace {
+template <class T, class F>
+void trsm_impl(F fn, const char* name, void* s, uplo u, trans t, index_t n, index_t nrhs, T alpha,
+               const T* A, index_t lda, T* B, index_t ldb) {
+  note("trsm", order::col_major, t, trans::none, n, nrhs, 0, lda, ldb, 0, alpha, T(0));
+  if (n == 0 || nrhs == 0) return;
+  check(fn(handle_for(s), CUBLAS_SIDE_LEFT,
+           u == uplo::lower ? CUBLAS_FILL_MODE_LOWER : CUBLAS_FILL_MODE_UPPER,
+           t == trans::none ? CUBLAS_OP_N : CUBLAS_OP_T, CUBLAS_DIAG_NON_UNIT, n, nrhs, &alpha, A,
+           lda, B, ldb),
+        name);
+}
+template <class T, class F>
+void transpose_impl(F fn, const char* name, void* s, index_t m, index_t n, const T* A, index_t lda,
+                    T* C, index_t ldc) {
+  note("geam", order::col_major, trans::transpose, trans::none, n, m, 0, lda, 0, ldc, T(1), T(0));
+  if (m == 0 || n == 0) return;
+  const T one = 1, zero = 0;
+  // C (n×m) = 1·Aᵀ + 0·C: B is not read when beta is 0 (cuBLAS allows B = C then).
+  check(fn(handle_for(s), CUBLAS_OP_T, CUBLAS_OP_N, n, m, &one, A, lda, &zero, C, ldc, C, ldc),
+        name);
+}
+} // namespace
+void trsm(void* s, uplo u, trans t, index_t n, index_t nrhs, float alpha, const float* A,
+          index_t lda, float* B, index_t ldb) {
+  trsm_impl(cublasStrsm_64, "cublasStrsm", s, u, t, n, nrhs, alpha, A, lda, B, ldb);
+}
+void trsm(void* s, uplo u, trans t, index_t n, index_t nrhs, double alpha, const double* A,
+          index_t lda, double* B, index_t ldb) {
+  trsm_impl(cublasDtrsm_64, "cublasDtrsm", s, u, t, n, nrhs, alpha, A, lda, B, ldb);
+}
+void transpose(void* s, index_t m, index_t n, const float* A, index_t lda, float* C, index_t ldc) {
+  transpose_impl(cublasSgeam_64, "cublasSgeam", s, m, n, A, lda, C, ldc);
+}
+void transpose(void* s, index_t m, index_t n, const double* A, index_t lda, double* C,
+               index_t ldc) {
+  transpose_impl(cublasDgeam_64, "cublasDgeam", s, m, n, A, lda, C, ldc);
+}
+
 const char* info() noexcept {
   static std::string s = [] {
     int v = 0;

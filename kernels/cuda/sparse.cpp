@@ -2,7 +2,9 @@
 // Host-compiled (no nvcc). One cuSPARSE handle per stream, created on first use and released with
 // the stream; each call describes its operands (descriptors are cheap host objects), asks for the
 // work buffer's size and takes it from the stream-ordered pool. α and β are host scalars.
+#include "per_stream.hpp"
 #include <lz/errors.hpp>
+
 #include <lz/kernels/cuda/blas.hpp>
 #include <lz/kernels/cuda/runtime.hpp>
 #include <lz/kernels/cuda/sparse.hpp>
@@ -12,8 +14,6 @@
 #include <cusparse.h>
 
 #include <complex>
-#include <map>
-#include <mutex>
 #include <string>
 #include <type_traits>
 
@@ -28,34 +28,24 @@ void check(cusparseStatus_t s, const char* what) {
                        int(s), cusparseGetErrorName(s));
 }
 
-std::mutex g_mutex;
-std::map<void*, cusparseHandle_t>& handles() {
-  static auto* m = new std::map<void*, cusparseHandle_t>; // outlives static destructors
-  return *m;
-}
-void release_stream(void* stream) {
-  std::lock_guard lock(g_mutex);
-  auto it = handles().find(stream);
-  if (it != handles().end()) {
-    (void)cusparseDestroy(it->second);
-    handles().erase(it);
+// cuSPARSE's handle per stream (per_stream.hpp).
+struct cusparse_lib {
+  using handle = cusparseHandle_t;
+  static handle create(void* stream) {
+    require_device();
+    cusparseHandle_t h = nullptr;
+    check(cusparseCreate(&h), "cusparseCreate");
+    if (const cusparseStatus_t s = cusparseSetStream(h, static_cast<cudaStream_t>(stream));
+        s != CUSPARSE_STATUS_SUCCESS) {
+      (void)cusparseDestroy(h);
+      check(s, "cusparseSetStream");
+    }
+    return h;
   }
-}
+  static void destroy(handle h) noexcept { (void)cusparseDestroy(h); }
+};
 cusparseHandle_t handle_for(void* stream) {
-  std::lock_guard lock(g_mutex);
-  static const bool registered = (on_stream_destroy(&release_stream), true);
-  (void)registered;
-  auto it = handles().find(stream);
-  if (it != handles().end()) return it->second;
-  require_device();
-  cusparseHandle_t h = nullptr;
-  check(cusparseCreate(&h), "cusparseCreate");
-  if (const cusparseStatus_t s = cusparseSetStream(h, static_cast<cudaStream_t>(stream));
-      s != CUSPARSE_STATUS_SUCCESS) {
-    (void)cusparseDestroy(h);
-    check(s, "cusparseSetStream");
-  }
-  return handles().emplace(stream, h).first->second;
+  return lz::kernels::dev::detail::per_stream<cusparse_lib>::get(stream);
 }
 
 template <class V>

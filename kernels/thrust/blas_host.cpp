@@ -144,6 +144,35 @@ bool gemm_bias_relu(void* s, trans ta, trans tb, index_t m, index_t n, index_t k
   return bias_relu(s, ta, tb, m, n, k, alpha, A, lda, B, ldb, bias, C, ldc);
 }
 
+void trsm(void*, uplo u, trans t, index_t n, index_t nrhs, float alpha, const float* A, index_t lda,
+          float* B, index_t ldb) {
+  note("trsm", order::col_major, t, trans::none, n, nrhs, 0, lda, ldb, 0, alpha, 0.0f);
+  cblas_strsm(CblasColMajor, CblasLeft, u == uplo::lower ? CblasLower : CblasUpper, trans_of(t),
+              CblasNonUnit, to_int(n, "n"), to_int(nrhs, "nrhs"), alpha, A, to_int(lda, "lda"), B,
+              to_int(ldb, "ldb"));
+}
+void trsm(void*, uplo u, trans t, index_t n, index_t nrhs, double alpha, const double* A,
+          index_t lda, double* B, index_t ldb) {
+  note("trsm", order::col_major, t, trans::none, n, nrhs, 0, lda, ldb, 0, alpha, 0.0);
+  cblas_dtrsm(CblasColMajor, CblasLeft, u == uplo::lower ? CblasLower : CblasUpper, trans_of(t),
+              CblasNonUnit, to_int(n, "n"), to_int(nrhs, "nrhs"), alpha, A, to_int(lda, "lda"), B,
+              to_int(ldb, "ldb"));
+}
+namespace {
+template <class T>
+void transpose_impl(index_t m, index_t n, const T* A, index_t lda, T* C, index_t ldc) {
+  note("geam", order::col_major, trans::transpose, trans::none, n, m, 0, lda, 0, ldc, T(1), T(0));
+  for (index_t i = 0; i < m; ++i)
+    for (index_t j = 0; j < n; ++j) C[j + i * ldc] = A[i + j * lda];
+}
+} // namespace
+void transpose(void*, index_t m, index_t n, const float* A, index_t lda, float* C, index_t ldc) {
+  transpose_impl(m, n, A, lda, C, ldc);
+}
+void transpose(void*, index_t m, index_t n, const double* A, index_t lda, double* C, index_t ldc) {
+  transpose_impl(m, n, A, lda, C, ldc);
+}
+
 const char* info() noexcept { return "CBLAS on the host system"; }
 
 } // namespace LZ_DEVICE_ABI

@@ -491,6 +491,19 @@ BOOST_AUTO_TEST_CASE(an_indefinite_matrix_names_its_leading_minor) {
   BOOST_CHECK_THROW(z = lz::lstsq(M, lz::vector<double>(lz::ones<double>({5}))), lz::linalg_error);
 }
 
+BOOST_AUTO_TEST_CASE(a_zero_on_a_triangular_diagonal_leaves_another_destination_untouched) {
+  lz::matrix<double> L = lz::zeros<double>({3, 3});
+  L(0, 0) = 1, L(1, 1) = 0, L(2, 2) = 1;
+  const auto b = rhs<double>(lz::shape_t<1>{3}, 60);
+  lz::vector<double> y = lz::zeros<double>({3}); // stride 1: solved in place, after the check
+  lz_test::recording rec;
+  BOOST_CHECK_THROW(y = lz::solve(lz::triangular<lz::lower>(L), b), lz::linalg_error);
+  BOOST_TEST(bool(lz::all(y == 0.0)));
+  BOOST_TEST(rec.summary() == ""); // the check reads the diagonal: no LAPACK call ran
+  const std::string plan = lz::explain(y, lz::solve(lz::triangular<lz::lower>(L), b));
+  BOOST_TEST(plan.find("check the diagonal") != std::string::npos, plan);
+}
+
 BOOST_AUTO_TEST_CASE(shape_mismatches_are_shape_errors_naming_both_shapes) {
   lz::matrix<double> A(3, 4), S(3, 3);
   lz::vector<double> b(3), c(4);

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <lz/device/kernel_view.hpp>
+#include <lz/expr/solve.hpp>
 #include <lz/expr/sparse.hpp>
 #include <lz/kernels/alias.hpp>
 #include <lz/kernels/thrust/launch.hpp>
@@ -199,11 +200,12 @@ void device_reduce_axis(const device_policy& pol, device_view<D, RD> dst,
   kernels::dev::run_reduce_axis<Op, Fin, A, V, AOp>(ex, d, k, out, len, init);
 }
 
-/// True when a product (matmul node) sits anywhere in e, under maps, views or reductions.
+/// True when a product (matmul, sparse or solver node) sits anywhere in e, under maps, views or
+/// reductions: such trees go through the fusion pass with device steps.
 template <class E>
 constexpr bool has_product() {
   using X = std::remove_cvref_t<E>;
-  if constexpr (is_matmul_v<X> || is_spmul_v<X>)
+  if constexpr (is_matmul_v<X> || is_spmul_v<X> || is_solve_v<X> || is_inv_v<X>)
     return true;
   else if constexpr (std::is_same_v<kind_t<X>, map_kind>)
     return []<class F, class... A>(const map_expr<F, A...>*) {

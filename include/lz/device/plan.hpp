@@ -5,6 +5,7 @@
 // step; the sinks here turn the steps into device work:
 //   gemm/gemv/axpy/scal → lz::kernels::dev::blas (cuBLAS, or CBLAS on the host system)
 //   syrk                → one device gemm (the device BLAS interface has no syrk + mirror)
+//   lapack (solves)     → lz::kernels::dev::lapack: cuSOLVER on a GPU, LAPACK on the host system
 //   own-kernel steps    → kernels/thrust/gemm_generic.hpp (one Thrust launch, any strides)
 //   reduce / map        → the device reduce rule and the one-loop map (device/evaluate.hpp)
 //   temporaries         → the stream-ordered pool (device_temps), never cudaMalloc
@@ -16,6 +17,7 @@
 #include <lz/device/evaluate.hpp>
 #include <lz/fusion/rules.hpp>
 #include <lz/kernels/cuda/blas.hpp>
+#include <lz/kernels/cuda/lapack.hpp>
 #include <lz/kernels/cuda/sparse.hpp>
 #include <lz/kernels/thrust/gemm_generic.hpp>
 
@@ -39,6 +41,24 @@ std::string device_routine(const char* op) {
   const bool f = std::is_same_v<V, float>;
   return LZ_DEVICE_IS_GPU ? std::string("cublas") + (f ? "S" : "D") + op
                           : std::string("cblas_") + (f ? "s" : "d") + op;
+}
+
+// Device LAPACK routine name of a solver step, as the build runs it.
+template <class V>
+std::string device_lapack_routine(fusion::lapack_op op) {
+  const std::string t = std::is_same_v<V, float> ? "S" : "D";
+  if (!LZ_DEVICE_IS_GPU)
+    return std::string("host system ") + fusion::detail_plan::lapack_name<V>(op);
+  switch (op) {
+  case fusion::lapack_op::getri:
+    return "cusolverDn" + t + "getrs against I (getri)";
+  case fusion::lapack_op::trtrs:
+    return "cublas" + t + "trsm (trtrs)";
+  case fusion::lapack_op::gels:
+    return "cusolverDn" + t + "geqrf + ormqr, cublas" + t + "trsm (gels)";
+  default:
+    return "cusolverDn" + t + (fusion::detail_plan::lapack_name<V>(op) + 1);
+  }
 }
 
 template <class V>
@@ -129,12 +149,55 @@ class device_exec_sink {
     if constexpr (std::is_same_v<V, float> || std::is_same_v<V, double>)
       kernels::dev::blas::scal(pol_.stream, g.n, g.alpha, g.x.ptr, g.x.rs);
   }
-  /// Solver steps on the device need cuSOLVER, which is not built yet: solver nodes over device
-  /// tensors are refused where they are built (expr/solve.hpp), so no plan reaches this.
+  /// A solver step: cuSOLVER (and cuBLAS's trsm) on a GPU, lazuli's LAPACK door on the host
+  /// system (kernels/include/lz/kernels/cuda/lapack.hpp); pivots and workspaces in the pool.
+  /// LAPACK's info > 0 throws lz::linalg_error naming the user's call, before the destination
+  /// is written (the solver lowering factors first: fusion/solvers.hpp).
   template <class V>
-  void lapack(const char*, const fusion::lapack_step<V>&) {
-    static_assert(sizeof(V) == 0, "lz: solver steps on the device need the cuSOLVER backend");
+  void lapack(const char* rule, const fusion::lapack_step<V>& g) {
+    require_device_element<V>();
+    if constexpr (std::is_same_v<V, float> || std::is_same_v<V, double>) run_lapack(rule, g);
   }
+
+ private:
+  template <class V>
+  void run_lapack(const char* rule, const fusion::lapack_step<V>& g) {
+    namespace dl = kernels::dev::lapack;
+    trace(rule, fusion::detail_plan::lapack_name<V>(g.op), g.m, g.n, g.nrhs);
+    void* st = pol_.stream;
+    int info = 0;
+    switch (g.op) {
+    case fusion::lapack_op::getrf:
+      info = dl::getrf(st, g.m, g.n, g.A.ptr, g.A.cs, g.ipiv);
+      break;
+    case fusion::lapack_op::getrs:
+      dl::getrs(st, g.t, g.n, g.nrhs, g.A.ptr, g.A.cs, g.ipiv, g.B.ptr, g.B.cs);
+      break;
+    case fusion::lapack_op::getri:
+      info = dl::getri(st, g.n, g.A.ptr, g.A.cs, g.ipiv);
+      break;
+    case fusion::lapack_op::potrf:
+      info = dl::potrf(st, g.u, g.n, g.A.ptr, g.A.cs);
+      break;
+    case fusion::lapack_op::potrs:
+      dl::potrs(st, g.u, g.n, g.nrhs, g.A.ptr, g.A.cs, g.B.ptr, g.B.cs);
+      break;
+    case fusion::lapack_op::trtrs:
+      info = dl::trtrs(st, g.u, g.t, g.n, g.nrhs, g.A.ptr, g.A.cs, g.B.ptr, g.B.cs);
+      break;
+    case fusion::lapack_op::gels:
+      info = dl::gels(st, g.t, g.m, g.n, g.nrhs, g.A.ptr, g.A.cs, g.B.ptr, g.B.cs);
+      break;
+    case fusion::lapack_op::trcheck:
+      info = dl::trcheck(st, g.n, g.A.ptr, g.A.cs);
+      break;
+    }
+    if (info > 0)
+      fusion::detail_plan::throw_lapack_info(g.call, fusion::detail_plan::lapack_name<V>(g.op),
+                                             info, g.m, g.n);
+  }
+
+ public:
   /// A sparse step: cusparseSpMV / cusparseSpMM (lazuli's CPU kernel on the host system).
   /// cuSPARSE takes contiguous vectors and row- or column-major matrices: an operand in another
   /// layout is packed into a pool temporary first (one device loop), a result written through
@@ -320,6 +383,19 @@ class device_explain_sink : public fusion::explain_sink {
              fusion::detail_plan::scalar_text(g.beta), g.lda, g.x.rs, g.y.rs, g.A.from.id,
              g.x.from.id, g.y.from.id),
          rule);
+  }
+  /// A solver step, named as the build runs it: cusolverDnDgetrf (cublasDtrsm for a triangular
+  /// solve) on a GPU, "host system dgetrf" on the host system.
+  template <class V>
+  void lapack(const char* rule, const fusion::lapack_step<V>& g) {
+    require_device_element<V>();
+    if (g.op == fusion::lapack_op::trcheck)
+      step(fusion::detail_plan::describe_trcheck(g.n, g.A.from.id), rule);
+    else
+      step(fusion::detail_plan::describe_lapack(device_lapack_routine<V>(g.op).c_str(), char(g.t),
+                                                char(g.u), g.m, g.n, g.nrhs, g.A.cs, g.B.cs,
+                                                g.A.from.id, g.B.from.id),
+           rule);
   }
   template <class V>
   void sparse(const char* rule, const fusion::sparse_step<V>& g) {

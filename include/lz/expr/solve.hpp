@@ -45,11 +45,25 @@ constexpr void check_lapack_type() {
                                   "with lz::cast<double>(A))");
 }
 
+/// A factorization value (lz/linalg.hpp) is computed at once on the host.
 template <class A>
 constexpr void check_host_operand() {
   static_assert((space_v<A> | memory_space::device) != space_v<A>,
-                "lz: solvers on device tensors need the cuSOLVER backend, which is not built yet: "
-                "copy to the host with lz::to_host(d)");
+                "lz: factorization values (lz::lu, lz::qr, ...) are computed on the host: copy "
+                "with lz::to_host(d), or write the solve itself (lz::solve(dA, db) runs on "
+                "cuSOLVER)");
+}
+/// Solver nodes: host operands, or float/double device operands (cuSOLVER), never both.
+template <class A, class B = A>
+constexpr void check_solver_operands() {
+  constexpr memory_space s = space_v<A> | space_v<B>;
+  static_assert(!mixes_spaces(s), "lz::solve: the matrix and the right-hand side are in "
+                                  "different memory spaces; move one explicitly first");
+  static_assert(s != memory_space::device || std::is_same_v<value_t<A>, float> ||
+                    std::is_same_v<value_t<A>, double>,
+                "lz: solvers on the device take float or double matrices");
+  static_assert(s == memory_space::device || s == memory_space::host || s == memory_space::any,
+                "lz: solvers take host or device operands (not distributed ones yet)");
 }
 
 /// A factorization's pivots and storage order, carried by factored solve nodes.
@@ -173,8 +187,7 @@ auto make_solve_node(const char* call, A&& a, B&& b) {
                 "lz::solve: the matrix and the right-hand side must have the same element type "
                 "(convert one with lz::cast<T>)");
   check_lapack_type<value_t<CA>, solve_expr<CA, CB, K>>();
-  check_host_operand<CA>();
-  check_host_operand<CB>();
+  check_solver_operands<CA, CB>();
   const auto sa = a.shape();
   const auto sb = b.shape();
   if constexpr (K != solve_kind::lstsq)
@@ -258,7 +271,7 @@ auto inv(A&& a) {
   using CA = closure_t<A&&>;
   static_assert(rank_v<CA> == 2, "lz::inv: the operand must be a matrix");
   detail::check_lapack_type<value_t<CA>, inv_expr<CA>>();
-  detail::check_host_operand<CA>();
+  detail::check_solver_operands<CA>();
   detail::check_square("lz::inv", a);
   const auto s = a.shape();
   return inv_expr<CA>{make_closure(std::forward<A>(a)), s};

@@ -159,8 +159,10 @@ struct scal_step {
   mat<V> x;
 };
 
-/// The LAPACK routines a plan step runs (kernels/lapack).
-enum class lapack_op : unsigned char { getrf, getrs, getri, potrf, potrs, trtrs, gels };
+/// The LAPACK routines a plan step runs (kernels/lapack). trcheck is trtrs's test for a zero on
+/// the diagonal on its own, run before a right-hand side is copied into the destination (so a
+/// singular triangular matrix leaves it untouched); it calls no routine and records nothing.
+enum class lapack_op : unsigned char { getrf, getrs, getri, potrf, potrs, trtrs, gels, trcheck };
 
 /// One LAPACK step on column-major operands (rs == 1, cs = the leading dimension): a
 /// factorization of A in place (getrf, potrf), a solve of B in place with A's factors (getrs,
@@ -214,6 +216,8 @@ std::string describe_sparse(const char* routine, char t, index_t m, index_t n, i
                             index_t rsb, index_t rsc, int a, int b, int c);
 std::string describe_lapack(const char* routine, char t, char u, index_t m, index_t n, index_t nrhs,
                             index_t lda, index_t ldb, int a, int b);
+/// The text of a trcheck step (the diagonal of an n×n triangular operand a checked for zeros).
+std::string describe_trcheck(index_t n, int a);
 /// linalg_error for LAPACK's info > 0 from `routine` on an m×n matrix, in the user's `call`.
 [[noreturn]] void throw_lapack_info(const char* call, const char* routine, int info, index_t m,
                                     index_t n);
@@ -286,7 +290,7 @@ const char* blas_name(const char* op) { // "gemm" -> "dgemm" / "sgemm" / "zgemm"
 template <class V>
 const char* lapack_name(lapack_op op) {
   static constexpr const char* ops[] = {"getrf", "getrs", "getri", "potrf",
-                                        "potrs", "trtrs", "gels"};
+                                        "potrs", "trtrs", "gels",  "trtrs"};
   return blas_name<V>(ops[int(op)]);
 }
 } // namespace detail_plan
@@ -462,9 +466,12 @@ class explain_sink {
 
   template <class V>
   void lapack(const char* rule, const lapack_step<V>& g) {
-    step(detail_plan::describe_lapack(detail_plan::lapack_name<V>(g.op), char(g.t), char(g.u), g.m,
-                                      g.n, g.nrhs, g.A.cs, g.B.cs, g.A.from.id, g.B.from.id),
-         rule);
+    if (g.op == lapack_op::trcheck)
+      step(detail_plan::describe_trcheck(g.n, g.A.from.id), rule);
+    else
+      step(detail_plan::describe_lapack(detail_plan::lapack_name<V>(g.op), char(g.t), char(g.u),
+                                        g.m, g.n, g.nrhs, g.A.cs, g.B.cs, g.A.from.id, g.B.from.id),
+           rule);
   }
 
   template <class V>
@@ -591,6 +598,10 @@ void exec_sink::lapack(const char*, const lapack_step<V>& g) {
     break;
   case lapack_op::gels:
     info = lp::gels(g.t, g.m, g.n, g.nrhs, g.A.ptr, g.A.cs, g.B.ptr, g.B.cs);
+    break;
+  case lapack_op::trcheck:
+    for (index_t i = 0; i < g.n && !info; ++i)
+      if (g.A.ptr[i * (g.A.cs + 1)] == V(0)) info = int(i + 1);
     break;
   }
   if (info > 0)

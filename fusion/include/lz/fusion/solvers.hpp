@@ -210,6 +210,12 @@ void lower_solve(Sink& s, const P& pol, View<T, R> dst, const E& e, const char* 
     s.note({direct ? "solve: the right-hand side is copied into the destination and solved there"
                    : "solve: the destination is not column-major (or is accumulated into): "
                      "solved in a column-major temporary"});
+  if constexpr (K == solve_kind::lower || K == solve_kind::upper) {
+    if (direct) { // trtrs's singularity test first: a zero on the diagonal leaves dst untouched
+      lapack_step<V> c = step<V>(lapack_op::trcheck, call, F);
+      s.lapack(rule, c);
+    }
+  }
   copy_rhs(s, pol, target, e.rhs, e.alpha);
 
   // 3. The solve, in place.

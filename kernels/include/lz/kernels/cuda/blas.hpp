@@ -20,6 +20,7 @@ inline namespace LZ_DEVICE_ABI {
 
 using lz::kernels::blas::order;
 using lz::kernels::blas::trans;
+using lz::kernels::blas::uplo;
 
 /// C = alpha·op(A)·op(B) + beta·C on `stream` (C m×n, op(A) m×k, op(B) k×n).
 void gemm(void* stream, order o, trans ta, trans tb, index_t m, index_t n, index_t k, float alpha,
@@ -63,6 +64,18 @@ bool gemm_bias_relu(void* stream, trans ta, trans tb, index_t m, index_t n, inde
 bool gemm_bias_relu(void* stream, trans ta, trans tb, index_t m, index_t n, index_t k, double alpha,
                     const double* A, index_t lda, const double* B, index_t ldb, const double* bias,
                     double* C, index_t ldc);
+
+/// B = alpha·op(A)⁻¹·B for a triangular A (n×n, non-unit diagonal), B n×nrhs, column-major
+/// (the triangular steps of device solves; recorded as "dtrsm").
+void trsm(void* stream, uplo u, trans t, index_t n, index_t nrhs, float alpha, const float* A,
+          index_t lda, float* B, index_t ldb);
+void trsm(void* stream, uplo u, trans t, index_t n, index_t nrhs, double alpha, const double* A,
+          index_t lda, double* B, index_t ldb);
+/// C = Aᵀ (A m×n, C n×m, column-major; recorded as "dgeam").
+void transpose(void* stream, index_t m, index_t n, const float* A, index_t lda, float* C,
+               index_t ldc);
+void transpose(void* stream, index_t m, index_t n, const double* A, index_t lda, double* C,
+               index_t ldc);
 
 /// "cuBLAS 13.1" or "CBLAS on the host system (OpenBLAS ...)".
 const char* info() noexcept;
