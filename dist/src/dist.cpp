@@ -47,13 +47,12 @@ void throw_unsupported(const char* what) {
 }
 
 std::string describe(const char* routine, const std::string& flags, index_t m, index_t n, index_t k,
-                     double alpha, double beta, const std::string& operands) {
+                     const std::string& alpha, const std::string& beta,
+                     const std::string& operands) {
   std::string s =
       std::string(routine) + "(" + flags + ") m=" + std::to_string(m) + " n=" + std::to_string(n);
   if (k) s += " k=" + std::to_string(k);
-  s += " alpha=" + fusion::detail_plan::format_scalar(alpha, 0) +
-       " beta=" + fusion::detail_plan::format_scalar(beta, 0) + "  " + operands;
-  return s;
+  return s + " alpha=" + alpha + " beta=" + beta + "  " + operands;
 }
 
 std::string grid_text(const rt::storage& s) {

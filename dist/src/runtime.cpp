@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <complex>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
@@ -33,17 +34,25 @@ void Cblacs_exit(int notdone);
                 T*, const int*, const int*, const int*, const int*);                               \
   void p##syrk_(const char*, const char*, const int*, const int*, const T*, const T*, const int*,  \
                 const int*, const int*, const T*, T*, const int*, const int*, const int*);         \
-  void p##tran_(const int*, const int*, const T*, const T*, const int*, const int*, const int*,    \
-                const T*, T*, const int*, const int*, const int*);                                 \
   void p##geadd_(const char*, const int*, const int*, const T*, const T*, const int*, const int*,  \
                  const int*, const T*, T*, const int*, const int*, const int*);                    \
   void p##lacpy_(const char*, const int*, const int*, const T*, const int*, const int*,            \
                  const int*, T*, const int*, const int*, const int*);                              \
   void p##gemr2d_(const int*, const int*, const T*, const int*, const int*, const int*, T*,        \
                   const int*, const int*, const int*, const int*);
-LZ_PBLAS_DECLARE(pd, double)
+#define LZ_PBLAS_TRAN(name, T)                                                                     \
+  void name(const int*, const int*, const T*, const T*, const int*, const int*, const int*,        \
+            const T*, T*, const int*, const int*, const int*);
 LZ_PBLAS_DECLARE(ps, float)
+LZ_PBLAS_DECLARE(pd, double)
+LZ_PBLAS_DECLARE(pc, std::complex<float>)
+LZ_PBLAS_DECLARE(pz, std::complex<double>)
+LZ_PBLAS_TRAN(pstran_, float)
+LZ_PBLAS_TRAN(pdtran_, double)
+LZ_PBLAS_TRAN(pctranu_, std::complex<float>) // (the transpose, not the conjugate transpose)
+LZ_PBLAS_TRAN(pztranu_, std::complex<double>)
 #undef LZ_PBLAS_DECLARE
+#undef LZ_PBLAS_TRAN
 }
 
 namespace lz::dist::rt {
@@ -177,7 +186,7 @@ std::shared_ptr<const grid_state> grid(int p, int q) {
 std::shared_ptr<storage> allocate(std::shared_ptr<const grid_state> g, index_t m, index_t n,
                                   index_t mb, index_t nb, char dtype) {
   auto s = std::make_shared<storage>();
-  s->esize = dtype == 's' ? 4 : 8;
+  s->esize = dtype == 's' ? 4 : dtype == 'd' || dtype == 'c' ? 8 : 16;
   s->dtype = dtype;
   s->m = fint(m, "rows"), s->n = fint(n, "columns");
   if (mb < 1 || nb < 1)
@@ -225,131 +234,109 @@ const storage* find(const void* p) noexcept {
 }
 
 namespace {
+// PBLAS's routines for one element type.
 template <class T>
-void gemm_t(const char* ta, const char* tb, int m, int n, int k, T alpha, operand A, operand B,
-            T beta, operand C) {
-  const int ia = int(A.i) + 1, ja = int(A.j) + 1, ib = int(B.i) + 1, jb = int(B.j) + 1,
-            ic = int(C.i) + 1, jc = int(C.j) + 1;
-  if constexpr (std::is_same_v<T, double>)
-    pdgemm_(ta, tb, &m, &n, &k, &alpha, local_of<T>(A.s), &ia, &ja, A.s->desc, local_of<T>(B.s),
-            &ib, &jb, B.s->desc, &beta, local_of<T>(C.s), &ic, &jc, C.s->desc);
-  else
-    psgemm_(ta, tb, &m, &n, &k, &alpha, local_of<T>(A.s), &ia, &ja, A.s->desc, local_of<T>(B.s),
-            &ib, &jb, B.s->desc, &beta, local_of<T>(C.s), &ic, &jc, C.s->desc);
+struct pb;
+#define LZ_PB(T, p, tran)                                                                          \
+  template <>                                                                                      \
+  struct pb<T> {                                                                                   \
+    static constexpr auto gemm = p##gemm_;                                                         \
+    static constexpr auto gemv = p##gemv_;                                                         \
+    static constexpr auto syrk = p##syrk_;                                                         \
+    static constexpr auto geadd = p##geadd_;                                                       \
+    static constexpr auto lacpy = p##lacpy_;                                                       \
+    static constexpr auto gemr2d = p##gemr2d_;                                                     \
+    static constexpr auto transpose = tran;                                                        \
+  };
+LZ_PB(float, ps, pstran_)
+LZ_PB(double, pd, pdtran_)
+LZ_PB(std::complex<float>, pc, pctranu_)
+LZ_PB(std::complex<double>, pz, pztranu_)
+#undef LZ_PB
+
+// Calls f with a null pointer of the storage's element type (dispatch on dtype).
+template <class F>
+void by_type(char dtype, F&& f) {
+  switch (dtype) {
+  case 's':
+    return f(static_cast<float*>(nullptr));
+  case 'd':
+    return f(static_cast<double*>(nullptr));
+  case 'c':
+    return f(static_cast<std::complex<float>*>(nullptr));
+  default:
+    return f(static_cast<std::complex<double>*>(nullptr));
+  }
 }
+// A scalar as element type T (the imaginary part dropped for a real T).
+template <class T>
+T as(scalar v) {
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>)
+    return T(v.real());
+  else
+    return T(v);
+}
+// The 1-based (i, j) PBLAS takes.
+struct at {
+  int i, j;
+  explicit at(const operand& o) : i(int(o.i) + 1), j(int(o.j) + 1) {}
+};
 } // namespace
 
-void gemm(char ta, char tb, index_t m, index_t n, index_t k, double alpha, operand A, operand B,
-          double beta, operand C) {
+void gemm(char ta, char tb, index_t m, index_t n, index_t k, scalar alpha, operand A, operand B,
+          scalar beta, operand C) {
   if (!member(C) || m == 0 || n == 0) return;
   const char a[2] = {ta, 0}, b[2] = {tb, 0};
   trace(std::string("p") + C.s->dtype + "gemm('" + ta + "', '" + tb + "') m=" + std::to_string(m) +
         " n=" + std::to_string(n) + " k=" + std::to_string(k));
-  if (C.s->dtype == 'd')
-    gemm_t<double>(a, b, fint(m, "m"), fint(n, "n"), fint(k, "k"), alpha, A, B, beta, C);
-  else
-    gemm_t<float>(a, b, fint(m, "m"), fint(n, "n"), fint(k, "k"), float(alpha), A, B, float(beta),
-                  C);
+  const int mi = fint(m, "m"), ni = fint(n, "n"), ki = fint(k, "k");
+  by_type(C.s->dtype, [&]<class T>(T*) {
+    const T al = as<T>(alpha), be = as<T>(beta);
+    const at pa(A), pbb(B), pc(C);
+    pb<T>::gemm(a, b, &mi, &ni, &ki, &al, local_of<T>(A.s), &pa.i, &pa.j, A.s->desc,
+                local_of<T>(B.s), &pbb.i, &pbb.j, B.s->desc, &be, local_of<T>(C.s), &pc.i, &pc.j,
+                C.s->desc);
+  });
 }
 
-namespace {
-template <class T>
-void gemv_t(const char* t, int m, int n, T alpha, operand A, operand x, int incx, T beta, operand y,
-            int incy) {
-  const int ia = int(A.i) + 1, ja = int(A.j) + 1, ix = int(x.i) + 1, jx = int(x.j) + 1,
-            iy = int(y.i) + 1, jy = int(y.j) + 1;
-  if constexpr (std::is_same_v<T, double>)
-    pdgemv_(t, &m, &n, &alpha, local_of<T>(A.s), &ia, &ja, A.s->desc, local_of<T>(x.s), &ix, &jx,
-            x.s->desc, &incx, &beta, local_of<T>(y.s), &iy, &jy, y.s->desc, &incy);
-  else
-    psgemv_(t, &m, &n, &alpha, local_of<T>(A.s), &ia, &ja, A.s->desc, local_of<T>(x.s), &ix, &jx,
-            x.s->desc, &incx, &beta, local_of<T>(y.s), &iy, &jy, y.s->desc, &incy);
-}
-} // namespace
-
-void gemv(char t, index_t m, index_t n, double alpha, operand A, operand x, bool x_row, double beta,
+void gemv(char t, index_t m, index_t n, scalar alpha, operand A, operand x, bool x_row, scalar beta,
           operand y, bool y_row) {
   if (!member(y) || m == 0 || n == 0) return;
   const char tt[2] = {t, 0};
   const int incx = x_row ? int(x.s->m) : 1, incy = y_row ? int(y.s->m) : 1;
   trace(std::string("p") + y.s->dtype + "gemv('" + t + "') m=" + std::to_string(m) +
         " n=" + std::to_string(n));
-  if (y.s->dtype == 'd')
-    gemv_t<double>(tt, fint(m, "m"), fint(n, "n"), alpha, A, x, incx, beta, y, incy);
-  else
-    gemv_t<float>(tt, fint(m, "m"), fint(n, "n"), float(alpha), A, x, incx, float(beta), y, incy);
+  const int mi = fint(m, "m"), ni = fint(n, "n");
+  by_type(y.s->dtype, [&]<class T>(T*) {
+    const T al = as<T>(alpha), be = as<T>(beta);
+    const at pa(A), px(x), py(y);
+    pb<T>::gemv(tt, &mi, &ni, &al, local_of<T>(A.s), &pa.i, &pa.j, A.s->desc, local_of<T>(x.s),
+                &px.i, &px.j, x.s->desc, &incx, &be, local_of<T>(y.s), &py.i, &py.j, y.s->desc,
+                &incy);
+  });
 }
 
-namespace {
-template <class T>
-void syrk_t(char t, int n, int k, T alpha, operand A, operand C) {
-  const char uplo[2] = {'L', 0}, tt[2] = {t, 0};
-  const int ia = int(A.i) + 1, ja = int(A.j) + 1, ic = int(C.i) + 1, jc = int(C.j) + 1;
-  const T zero = 0, one = 1;
-  // The mirror: Cᵀ into a matrix distributed like C's storage, then its upper triangle back.
-  auto tmp = allocate(C.s->grid, C.s->m, C.s->n, C.s->mb, C.s->nb, C.s->dtype);
+void syrk_full(char t, index_t n, index_t k, scalar alpha, operand A, operand C) {
+  if (!member(C) || n == 0) return;
   trace(std::string("p") + C.s->dtype + "syrk('L', '" + t + "') n=" + std::to_string(n) +
         " k=" + std::to_string(k));
   trace(std::string("p") + C.s->dtype + "tran (the mirror) n=" + std::to_string(n));
   trace(std::string("p") + C.s->dtype + "lacpy('U') n=" + std::to_string(n));
-  if constexpr (std::is_same_v<T, double>) {
-    pdsyrk_(uplo, tt, &n, &k, &alpha, local_of<T>(A.s), &ia, &ja, A.s->desc, &zero,
-            local_of<T>(C.s), &ic, &jc, C.s->desc);
-    pdtran_(&n, &n, &one, local_of<T>(C.s), &ic, &jc, C.s->desc, &zero, local_of<T>(tmp.get()), &ic,
-            &jc, tmp->desc);
-    pdlacpy_("U", &n, &n, local_of<T>(tmp.get()), &ic, &jc, tmp->desc, local_of<T>(C.s), &ic, &jc,
-             C.s->desc);
-  } else {
-    pssyrk_(uplo, tt, &n, &k, &alpha, local_of<T>(A.s), &ia, &ja, A.s->desc, &zero,
-            local_of<T>(C.s), &ic, &jc, C.s->desc);
-    pstran_(&n, &n, &one, local_of<T>(C.s), &ic, &jc, C.s->desc, &zero, local_of<T>(tmp.get()), &ic,
-            &jc, tmp->desc);
-    pslacpy_("U", &n, &n, local_of<T>(tmp.get()), &ic, &jc, tmp->desc, local_of<T>(C.s), &ic, &jc,
-             C.s->desc);
-  }
+  const int ni = fint(n, "n"), ki = fint(k, "k");
+  // The mirror: Cᵀ into a matrix distributed like C's storage, then its upper triangle back.
+  auto tmp = allocate(C.s->grid, C.s->m, C.s->n, C.s->mb, C.s->nb, C.s->dtype);
+  by_type(C.s->dtype, [&]<class T>(T*) {
+    const char uplo[2] = {'L', 0}, tt[2] = {t, 0};
+    const T al = as<T>(alpha), zero = T(0), one = T(1);
+    const at pa(A), pc(C);
+    pb<T>::syrk(uplo, tt, &ni, &ki, &al, local_of<T>(A.s), &pa.i, &pa.j, A.s->desc, &zero,
+                local_of<T>(C.s), &pc.i, &pc.j, C.s->desc);
+    pb<T>::transpose(&ni, &ni, &one, local_of<T>(C.s), &pc.i, &pc.j, C.s->desc, &zero,
+                     local_of<T>(tmp.get()), &pc.i, &pc.j, tmp->desc);
+    pb<T>::lacpy("U", &ni, &ni, local_of<T>(tmp.get()), &pc.i, &pc.j, tmp->desc, local_of<T>(C.s),
+                 &pc.i, &pc.j, C.s->desc);
+  });
 }
-} // namespace
-
-void syrk_full(char t, index_t n, index_t k, double alpha, operand A, operand C) {
-  if (!member(C) || n == 0) return;
-  if (C.s->dtype == 'd')
-    syrk_t<double>(t, fint(n, "n"), fint(k, "k"), alpha, A, C);
-  else
-    syrk_t<float>(t, fint(n, "n"), fint(k, "k"), float(alpha), A, C);
-}
-
-namespace {
-template <class T>
-void gemr2d_t(int m, int n, operand A, operand C, int ctxt) {
-  const int ia = int(A.i) + 1, ja = int(A.j) + 1, ic = int(C.i) + 1, jc = int(C.j) + 1;
-  if constexpr (std::is_same_v<T, double>)
-    pdgemr2d_(&m, &n, local_of<T>(A.s), &ia, &ja, A.s->desc, local_of<T>(C.s), &ic, &jc, C.s->desc,
-              &ctxt);
-  else
-    psgemr2d_(&m, &n, local_of<T>(A.s), &ia, &ja, A.s->desc, local_of<T>(C.s), &ic, &jc, C.s->desc,
-              &ctxt);
-}
-template <class T>
-void tran_t(int m, int n, T alpha, operand A, T beta, operand C) {
-  const int ia = int(A.i) + 1, ja = int(A.j) + 1, ic = int(C.i) + 1, jc = int(C.j) + 1;
-  if constexpr (std::is_same_v<T, double>)
-    pdtran_(&m, &n, &alpha, local_of<T>(A.s), &ia, &ja, A.s->desc, &beta, local_of<T>(C.s), &ic,
-            &jc, C.s->desc);
-  else
-    pstran_(&m, &n, &alpha, local_of<T>(A.s), &ia, &ja, A.s->desc, &beta, local_of<T>(C.s), &ic,
-            &jc, C.s->desc);
-}
-template <class T>
-void geadd_t(const char* t, int m, int n, T alpha, operand A, T beta, operand C) {
-  const int ia = int(A.i) + 1, ja = int(A.j) + 1, ic = int(C.i) + 1, jc = int(C.j) + 1;
-  if constexpr (std::is_same_v<T, double>)
-    pdgeadd_(t, &m, &n, &alpha, local_of<T>(A.s), &ia, &ja, A.s->desc, &beta, local_of<T>(C.s), &ic,
-             &jc, C.s->desc);
-  else
-    psgeadd_(t, &m, &n, &alpha, local_of<T>(A.s), &ia, &ja, A.s->desc, &beta, local_of<T>(C.s), &ic,
-             &jc, C.s->desc);
-}
-} // namespace
 
 void copy(bool trans, index_t m, index_t n, operand A, operand C) {
   if (m == 0 || n == 0) return;
@@ -359,10 +346,12 @@ void copy(bool trans, index_t m, index_t n, operand A, operand C) {
     // neither grid passes descriptors with context -1.
     trace(std::string("p") + C.s->dtype + "gemr2d m=" + std::to_string(m) +
           " n=" + std::to_string(n));
-    if (C.s->dtype == 'd')
-      gemr2d_t<double>(mi, ni, A, C, world_ctxt());
-    else
-      gemr2d_t<float>(mi, ni, A, C, world_ctxt());
+    const int ctxt = world_ctxt();
+    by_type(C.s->dtype, [&]<class T>(T*) {
+      const at pa(A), pc(C);
+      pb<T>::gemr2d(&mi, &ni, local_of<T>(A.s), &pa.i, &pa.j, A.s->desc, local_of<T>(C.s), &pc.i,
+                    &pc.j, C.s->desc, &ctxt);
+    });
     return;
   }
   if (A.s->grid != C.s->grid) { // pdtran works within one grid: move A onto C's first
@@ -373,21 +362,26 @@ void copy(bool trans, index_t m, index_t n, operand A, operand C) {
   }
   if (!member(C)) return;
   trace(std::string("p") + C.s->dtype + "tran m=" + std::to_string(m) + " n=" + std::to_string(n));
-  if (C.s->dtype == 'd')
-    tran_t<double>(mi, ni, 1.0, A, 0.0, C);
-  else
-    tran_t<float>(mi, ni, 1.0f, A, 0.0f, C);
+  by_type(C.s->dtype, [&]<class T>(T*) {
+    const T one = T(1), zero = T(0);
+    const at pa(A), pc(C);
+    pb<T>::transpose(&mi, &ni, &one, local_of<T>(A.s), &pa.i, &pa.j, A.s->desc, &zero,
+                     local_of<T>(C.s), &pc.i, &pc.j, C.s->desc);
+  });
 }
 
-void geadd(char t, index_t m, index_t n, double alpha, operand A, double beta, operand C) {
+void geadd(char t, index_t m, index_t n, scalar alpha, operand A, scalar beta, operand C) {
   if (!member(C) || m == 0 || n == 0) return;
   const char tt[2] = {t, 0};
   trace(std::string("p") + C.s->dtype + "geadd('" + t + "') m=" + std::to_string(m) +
         " n=" + std::to_string(n));
-  if (C.s->dtype == 'd')
-    geadd_t<double>(tt, fint(m, "m"), fint(n, "n"), alpha, A, beta, C);
-  else
-    geadd_t<float>(tt, fint(m, "m"), fint(n, "n"), float(alpha), A, float(beta), C);
+  const int mi = fint(m, "m"), ni = fint(n, "n");
+  by_type(C.s->dtype, [&]<class T>(T*) {
+    const T al = as<T>(alpha), be = as<T>(beta);
+    const at pa(A), pc(C);
+    pb<T>::geadd(tt, &mi, &ni, &al, local_of<T>(A.s), &pa.i, &pa.j, A.s->desc, &be,
+                 local_of<T>(C.s), &pc.i, &pc.j, C.s->desc);
+  });
 }
 
 void allgather(const void* mine, std::size_t bytes, void* out) {

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <filesystem>
 #include <mutex>
 #include <random>
@@ -155,6 +156,34 @@ BOOST_AUTO_TEST_CASE(float_products_run_psgemm) {
   lz::tensor<float, 2> ref = fa * fb;
   BOOST_TEST(everywhere(max_diff(lz::dist::gather_all(C), ref) < 1e-5));
   BOOST_TEST(everywhere(!g.member() || calls == std::vector<std::string>{"psgemm"}));
+}
+
+BOOST_AUTO_TEST_CASE(complex_matrices_run_pzgemm_pzgemv_and_transposes_not_conjugates) {
+  using cd = std::complex<double>;
+  auto cplx = [](index_t m, index_t n, unsigned seed) {
+    const auto re = random_matrix(m, n, seed), im = random_matrix(m, n, seed + 50);
+    lz::tensor<cd, 2> t(lz::shape_t<2>{m, n});
+    for (index_t i = 0; i < m; ++i)
+      for (index_t j = 0; j < n; ++j) t(i, j) = cd(re(i, j), im(i, j));
+    return t;
+  };
+  const auto ha = cplx(17, 13, 60), hb = cplx(13, 11, 61), hc = cplx(17, 11, 62),
+             hd = cplx(11, 17, 63);
+  const cd alpha(0.5, -2), beta(1, 1);
+  for (auto [p, q] : grid_shapes()) {
+    lz::dist::grid g(p, q);
+    auto A = lz::dist::scatter<cd>(g, ha, {4, 3}), B = lz::dist::scatter<cd>(g, hb, {3, 4});
+    auto C = lz::dist::scatter<cd>(g, hc, {4, 4}), D = lz::dist::scatter<cd>(g, hd, {5, 2});
+    const auto calls = pblas_calls([&] { C = alpha * A * B + beta * C; });
+    lz::tensor<cd, 2> ref = alpha * ha * hb + beta * hc;
+    BOOST_TEST(everywhere(max_diff(lz::dist::gather_all(C), ref) < 1e-12));
+    BOOST_TEST(everywhere(!g.member() || calls == std::vector<std::string>{"pzgemm"}));
+    C = C + lz::transpose(D); // a transposed complex leaf: pztranu (no conjugation)
+    ref = ref + lz::transpose(hd);
+    BOOST_TEST(everywhere(max_diff(lz::dist::gather_all(C), ref) < 1e-12));
+    const cd s = lz::sum(C);
+    BOOST_TEST(std::abs(s - cd(lz::sum(ref))) < 1e-12);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(gemv_folds_beta_and_transposes_into_one_pdgemv) {

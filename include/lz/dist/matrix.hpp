@@ -89,9 +89,15 @@ struct blocking {
 namespace detail {
 template <class T>
 constexpr char dtype_letter() {
-  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
-                "lz::dist: distributed matrices hold float or double (complex is not built yet)");
-  return std::is_same_v<T, float> ? 's' : 'd';
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                    std::is_same_v<T, std::complex<float>> ||
+                    std::is_same_v<T, std::complex<double>>,
+                "lz::dist: distributed matrices hold float, double, std::complex<float> or "
+                "std::complex<double>");
+  return std::is_same_v<T, float>                 ? 's'
+         : std::is_same_v<T, double>              ? 'd'
+         : std::is_same_v<T, std::complex<float>> ? 'c'
+                                                  : 'z';
 }
 
 // Local index → global index along one dimension (blocks of nb dealt to np processes).
@@ -295,7 +301,8 @@ class distributed : public distributed_leaf {
 } // namespace detail
 
 /// A block-cyclic m × n matrix over a grid (ScaLAPACK's layout: blocks of mb × nb dealt
-/// round-robin to the grid's rows and columns, each rank's blocks column-major), zero-filled.
+/// round-robin to the grid's rows and columns, each rank's blocks column-major), zero-filled;
+/// T is float, double, std::complex<float> or std::complex<double>.
 /// Copies are deep (each rank copies its part); moves are free. `C = 2.0 * A * B + 3.0 * C;`
 /// is ONE pdgemm. Every assignment is collective: every rank of MPI_COMM_WORLD must make it.
 template <class T>

@@ -443,8 +443,6 @@ class dist_exec_sink : public sink_base {
 
   template <class V>
   void gemm(const char*, const fusion::gemm_step<V>& g) {
-    static_assert(std::is_same_v<V, float> || std::is_same_v<V, double>,
-                  "lz::dist: distributed products need float or double");
     located C = require(g.C, "a product's destination");
     located A = require(g.A, "a product's operand");
     located B = require(g.B, "a product's operand");
@@ -454,8 +452,8 @@ class dist_exec_sink : public sink_base {
       A.trans = !A.trans, B.trans = !B.trans, C.trans = false;
     }
     A = on_grid(A, C), B = on_grid(B, C);
-    rt::gemm(A.trans ? 'T' : 'N', B.trans ? 'T' : 'N', m, n, g.A.cols, double(g.alpha), A.op(),
-             B.op(), double(g.beta), C.op());
+    rt::gemm(A.trans ? 'T' : 'N', B.trans ? 'T' : 'N', m, n, g.A.cols, rt::scalar(g.alpha), A.op(),
+             B.op(), rt::scalar(g.beta), C.op());
   }
   template <class V>
   void gemv(const char*, const fusion::gemv_step<V>& g) {
@@ -463,8 +461,8 @@ class dist_exec_sink : public sink_base {
     located x = require(g.x, "a product's vector");
     located y = require(g.y, "a product's destination");
     A = on_grid(A, y), x = on_grid(x, y);
-    rt::gemv(A.trans ? 'T' : 'N', A.rows, A.cols, double(g.alpha), A.op(), x.op(), x.trans,
-             double(g.beta), y.op(), y.trans);
+    rt::gemv(A.trans ? 'T' : 'N', A.rows, A.cols, rt::scalar(g.alpha), A.op(), x.op(), x.trans,
+             rt::scalar(g.beta), y.op(), y.trans);
   }
   template <class V>
   void syrk(const char*, const fusion::syrk_step<V>& g) {
@@ -472,14 +470,15 @@ class dist_exec_sink : public sink_base {
     located C = require(g.C, "a product's destination");
     A = on_grid(A, C);
     // g.A is the left factor as used (n × k): stored as is ('N': C = A·Aᵀ) or transposed ('T').
-    rt::syrk_full(A.trans ? 'T' : 'N', g.n, g.k, double(g.alpha), A.op(), C.op());
+    rt::syrk_full(A.trans ? 'T' : 'N', g.n, g.k, rt::scalar(g.alpha), A.op(), C.op());
   }
   template <class V>
   void axpy(const char*, const fusion::axpy_step<V>& g) {
     located x = require_flat(g.x, "an axpy operand");
     located y = require_flat(g.y, "an axpy destination");
     x = on_grid(x, y);
-    rt::geadd(x.trans != y.trans ? 'T' : 'N', y.rows, y.cols, double(g.alpha), x.op(), 1.0, y.op());
+    rt::geadd(x.trans != y.trans ? 'T' : 'N', y.rows, y.cols, rt::scalar(g.alpha), x.op(), 1.0,
+              y.op());
   }
   template <class V>
   void scal(const char*, const fusion::scal_step<V>& g) {
@@ -617,7 +616,13 @@ static_assert(fusion::plan_sink<dist_exec_sink, policy>);
 
 /// Text of one PBLAS step for explain.
 std::string describe(const char* routine, const std::string& flags, index_t m, index_t n, index_t k,
-                     double alpha, double beta, const std::string& operands);
+                     const std::string& alpha, const std::string& beta,
+                     const std::string& operands);
+/// A scalar (α, β) as explain prints it.
+template <class V>
+std::string sc(const V& v) {
+  return fusion::detail_plan::scalar_text(v);
+}
 std::string grid_text(const rt::storage& s);
 
 /// Records the distributed plan as text (lz::explain of a distributed destination).
@@ -644,7 +649,7 @@ class dist_explain_sink : public fusion::explain_sink, public sink_base {
     step(describe(pname<V>("gemm"),
                   std::string("'") + ((ct ? tb : ta) ? 'T' : 'N') + "', '" +
                       ((ct ? ta : tb) ? 'T' : 'N') + "'",
-                  ct ? g.n : g.m, ct ? g.m : g.n, g.k, double(g.alpha), double(g.beta),
+                  ct ? g.n : g.m, ct ? g.m : g.n, g.k, sc(g.alpha), sc(g.beta),
                   names + " -> " + name_of(g.C.ptr) + grid_text_),
          rule);
   }
@@ -652,7 +657,7 @@ class dist_explain_sink : public fusion::explain_sink, public sink_base {
   void gemv(const char* rule, const fusion::gemv_step<V>& g) {
     const located A = locate(g.A);
     step(describe(pname<V>("gemv"), std::string("'") + (A.ok && A.trans ? 'T' : 'N') + "'", A.rows,
-                  A.cols, 0, double(g.alpha), double(g.beta),
+                  A.cols, 0, sc(g.alpha), sc(g.beta),
                   name_of(g.A.ptr) + ", " + name_of(g.x.ptr) + " -> " + name_of(g.y.ptr) +
                       grid_text_),
          rule);
@@ -661,7 +666,7 @@ class dist_explain_sink : public fusion::explain_sink, public sink_base {
   void syrk(const char* rule, const fusion::syrk_step<V>& g) {
     const located A = locate(g.A);
     step(describe(pname<V>("syrk"), std::string("'L', '") + (A.ok && A.trans ? 'T' : 'N') + "'",
-                  g.n, g.n, g.k, double(g.alpha), 0.0,
+                  g.n, g.n, g.k, sc(g.alpha), "0",
                   name_of(g.A.ptr) + " -> " + name_of(g.C.ptr) + grid_text_ +
                       "; the upper triangle mirrored by " + pname<V>("tran") + " + " +
                       pname<V>("lacpy") + "('U')"),
@@ -669,7 +674,7 @@ class dist_explain_sink : public fusion::explain_sink, public sink_base {
   }
   template <class V>
   void axpy(const char* rule, const fusion::axpy_step<V>& g) {
-    step(describe(pname<V>("geadd"), "'N'", g.n, 1, 0, double(g.alpha), 1.0,
+    step(describe(pname<V>("geadd"), "'N'", g.n, 1, 0, sc(g.alpha), "1",
                   name_of(g.x.ptr) + " -> " + name_of(g.y.ptr) + grid_text_),
          rule);
   }
@@ -717,7 +722,7 @@ class dist_explain_sink : public fusion::explain_sink, public sink_base {
   template <class V>
   static const char* pname(const char* op) {
     static thread_local char buf[16];
-    std::snprintf(buf, sizeof buf, "p%c%s", std::is_same_v<V, float> ? 's' : 'd', op);
+    std::snprintf(buf, sizeof buf, "p%c%s", dtype_letter<V>(), op);
     return buf;
   }
   std::string grid_text_;

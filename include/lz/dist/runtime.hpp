@@ -13,6 +13,7 @@
 
 #include <lz/config.hpp>
 
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -37,7 +38,7 @@ struct storage {
   index_t lrows = 0, lcols = 0, lld = 1;
   int desc[9] = {};
   std::size_t esize = 0;
-  char dtype = 'd'; ///< 's' float, 'd' double
+  char dtype = 'd'; ///< 's' float, 'd' double, 'c' complex<float>, 'z' complex<double>
   char* local = nullptr;
   std::uintptr_t vbase = 0; ///< the virtual address of global element (0, 0)
   std::size_t vbytes = 0;
@@ -95,20 +96,22 @@ struct operand {
   index_t i = 0, j = 0;
 };
 
-// ---- PBLAS / ScaLAPACK (dtype 's' or 'd'; sizes as PBLAS takes them) ----------------------------
+// ---- PBLAS / ScaLAPACK (any dtype; sizes as PBLAS takes them) ---------------------------------
+/// A scalar argument (α, β), converted to the operands' element type (real: its real part).
+using scalar = std::complex<double>;
 /// C = α·op(A)·op(B) + β·C (pdgemm / psgemm) on C's grid; A and B must be on it too.
-void gemm(char ta, char tb, index_t m, index_t n, index_t k, double alpha, operand A, operand B,
-          double beta, operand C);
+void gemm(char ta, char tb, index_t m, index_t n, index_t k, scalar alpha, operand A, operand B,
+          scalar beta, operand C);
 /// y = α·op(A)·x + β·y; x and y are sub-vectors: a column (inc 1) or a row (inc = M).
-void gemv(char t, index_t m, index_t n, double alpha, operand A, operand x, bool x_row, double beta,
+void gemv(char t, index_t m, index_t n, scalar alpha, operand A, operand x, bool x_row, scalar beta,
           operand y, bool y_row);
 /// The lower triangle of C = α·op(A)·op(A)ᵀ (β = 0), then its mirror into the upper one.
-void syrk_full(char t, index_t n, index_t k, double alpha, operand A, operand C);
+void syrk_full(char t, index_t n, index_t k, scalar alpha, operand A, operand C);
 /// C(m × n) = op(A) copied across distributions and grids: pdgemr2d (no transpose) or pdtran.
 /// `world` context over every rank.
 void copy(bool trans, index_t m, index_t n, operand A, operand C);
 /// C = β·C + α·op(A) on one grid (pdgeadd).
-void geadd(char t, index_t m, index_t n, double alpha, operand A, double beta, operand C);
+void geadd(char t, index_t m, index_t n, scalar alpha, operand A, scalar beta, operand C);
 
 // ---- collectives over MPI_COMM_WORLD ------------------------------------------------------------
 /// Every rank's `bytes` bytes, in rank order, into out (size()·bytes bytes).
