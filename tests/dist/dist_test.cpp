@@ -456,6 +456,35 @@ BOOST_AUTO_TEST_CASE(a_statement_only_some_ranks_make_is_a_collective_error_not_
   BOOST_CHECK_THROW(D = lz::map(f, C), std::runtime_error);
 }
 
+BOOST_AUTO_TEST_CASE(empty_and_degenerate_shapes_plan_and_run_like_any_other) {
+  for (auto [p, q] : grid_shapes()) {
+    lz::dist::grid g(p, q);
+    lz::dist::matrix<double> E(g, 0, 5), F(g, 5, 0), Z(g, 0, 0), G(g, 7, 6, {2, 2});
+    lz::dist::fill(G, [](index_t i, index_t j) { return double(i + j); });
+    lz::dist::matrix<double> K(g, 7, 0), H(g, 6, 0);
+    G = K * lz::transpose(H) + 0.0 * G; // inner dimension 0
+    BOOST_TEST(everywhere(double(lz::max(lz::abs(lz::dist::gather_all(G)))) == 0.0));
+    E = E + 1.0;
+    Z = E * F;
+    BOOST_TEST(
+        everywhere(lz::dist::gather_all(E).size() == 0 && lz::dist::gather_all(Z).size() == 0));
+    BOOST_TEST(double(lz::sum(E)) == 0.0);
+    BOOST_CHECK_THROW((void)double(lz::max(E)), lz::shape_error); // max of nothing
+    lz::dist::vector<double> one(g, 1, 3), x(g, 1, 1);
+    lz::dist::fill(one, [](index_t) { return 4.0; });
+    x = 2.0 * one + one;
+    BOOST_TEST(everywhere(lz::dist::gather_all(x)(0) == 12.0));
+    lz::dist::matrix<double> big_blocks(g, 3, 3, {100, 100}); // one block, on one rank
+    lz::dist::fill(big_blocks, [](index_t i, index_t j) { return double(3 * i + j); });
+    const lz::dist::matrix<double> copied = big_blocks; // a deep copy (each rank its part)
+    lz::dist::matrix<double> P(g, 3, 3, {1, 1});
+    P = big_blocks * copied;
+    const lz::tensor<double, 2> hb = lz::dist::gather_all(big_blocks);
+    lz::tensor<double, 2> ref = hb * hb;
+    BOOST_TEST(everywhere(max_diff(lz::dist::gather_all(P), ref) < 1e-12));
+  }
+}
+
 BOOST_AUTO_TEST_CASE(npy_files_go_through_rank_zero) {
   const auto hc = random_matrix(10, 7, 28);
   lz::dist::grid g = lz::dist::grid::square();

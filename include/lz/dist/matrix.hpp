@@ -281,7 +281,7 @@ class distributed : public distributed_leaf {
     s_ = rt::allocate(grid_.state(), o.s_->m, o.s_->n, o.s_->mb, o.s_->nb, dtype_letter<T>());
     layout_ = o.layout_;
     const std::size_t bytes = std::size_t(s_->lld) * std::size_t(s_->lcols) * sizeof(T);
-    if (bytes) std::memcpy(s_->local, o.s_->local, bytes);
+    if (s_->local && o.s_->local) std::memcpy(s_->local, o.s_->local, bytes);
   }
   T* local_ptr() const noexcept { return reinterpret_cast<T*>(s_->local); }
   D& self() noexcept { return static_cast<D&>(*this); }
@@ -312,7 +312,7 @@ class matrix : public detail::distributed<T, 2, matrix<T>> {
  public:
   matrix(const dist::grid& g, index_t m, index_t n, blocking b = {})
       : base(g, m, n, b.mb, b.nb, {m, n}, {1, m}) {}
-  matrix(const matrix& o) { this->copy_from(o); }
+  matrix(const matrix& o) : base() { this->copy_from(o); }
   matrix(matrix&&) noexcept = default;
   matrix& operator=(matrix&&) noexcept = default;
   /// Same shape: the values are assigned (collective); another shape: a deep copy.
@@ -358,7 +358,7 @@ class vector : public detail::distributed<T, 1, vector<T>> {
 
  public:
   vector(const dist::grid& g, index_t n, index_t mb = 64) : base(g, n, 1, mb, 1, {n}, {1}) {}
-  vector(const vector& o) { this->copy_from(o); }
+  vector(const vector& o) : base() { this->copy_from(o); }
   vector(vector&&) noexcept = default;
   vector& operator=(vector&&) noexcept = default;
   /// Same shape: the values are assigned (collective); another shape: a deep copy.
