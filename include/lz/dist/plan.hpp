@@ -173,9 +173,7 @@ struct localizer {
   auto map(const map_expr<F, A...>& e) const {
     return [&]<std::size_t... I>(std::index_sequence<I...>) {
       using M = map_expr<F, decltype((*this)(lz::detail::get<I>(e.args)))...>;
-      shape_t<M::rank> s{};
-      s = local_shape<M::rank>();
-      return M{e.f, {{(*this)(lz::detail::get<I>(e.args))}...}, s};
+      return M{e.f, {{(*this)(lz::detail::get<I>(e.args))}...}, local_shape<M::rank>()};
     }
     (std::index_sequence_for<A...>{});
   }
@@ -592,8 +590,7 @@ class dist_exec_sink : public sink_base {
     rt::copy(ax == 0, len, K, {&P, 0, 0}, {Q.get(), 0, 0});
     if (rt::logging_on())
       rt::log("axis reduction: " + std::to_string(K) + " partials per output combined locally");
-    located Yk = Y;
-    auto out = local_part<T, 1>(Yk);
+    auto out = local_part<T, 1>(Y);
     const V* q = reinterpret_cast<const V*>(Q->local);
     collectively([&] {
       for (index_t i = 0; q && i < out.shape()[0]; ++i) {
