@@ -12,6 +12,7 @@
 #include <cmath>
 #include <complex>
 #include <filesystem>
+#include <limits>
 #include <mutex>
 #include <random>
 #include <string>
@@ -283,6 +284,16 @@ BOOST_AUTO_TEST_CASE(a_leaf_distributed_otherwise_moves_once_and_a_transposed_on
     C = lz::transpose(C) + A;
     ref = lz::transpose(ref) + ha;
     BOOST_TEST(everywhere(max_diff(lz::dist::gather_all(C), ref) < 1e-15));
+
+    // A transpose of a whole tree is a transpose of each leaf: A moves by pdtran, B (distributed
+    // otherwise and transposed) by pdtran too, then one local loop; reductions see it the same way.
+    calls = pblas_calls([&] { C = lz::transpose(A + 2.0 * lz::exp(B)) - 1.0; });
+    ref = lz::transpose(ha + 2.0 * lz::exp(hb)) - 1.0;
+    BOOST_TEST(everywhere(max_diff(lz::dist::gather_all(C), ref) < 1e-14));
+    BOOST_TEST(everywhere(!g.member() || calls == std::vector<std::string>{"pdtran", "pdtran"}));
+    const double s = lz::sum(lz::square(lz::transpose(A - B)) + A);
+    BOOST_TEST(
+        everywhere(std::abs(s - double(lz::sum(lz::square(lz::transpose(ha - hb)) + ha))) < 1e-12));
   }
 }
 
@@ -372,6 +383,48 @@ BOOST_AUTO_TEST_CASE(axis_reductions_are_local_partials_combined_on_the_destinat
     r2 = lz::min(C, 1);
     lz::tensor<double, 1> r2ref = lz::min(hc, 1);
     BOOST_TEST(everywhere(max_diff(lz::dist::gather_all(r2), r2ref) == 0.0));
+    lz::dist::vector<std::complex<double>> z(g, 17, 3); // written as the destination's type
+    z = lz::max(C, 0);
+    BOOST_TEST(everywhere(max_diff(lz::dist::gather_all(z), lz::max(hc, 0)) == 0.0));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(argmin_and_argmax_along_an_axis_give_global_indices_first_on_ties) {
+  // Values from {-1, 0, 1} (ties everywhere) and a few NaNs: the index must be the first in the
+  // whole row or column, though its candidates lie on different ranks' interleaved blocks.
+  auto hc = random_matrix(29, 19, 60), hd = random_matrix(29, 19, 61);
+  for (index_t i = 0; i < 29; ++i)
+    for (index_t j = 0; j < 19; ++j) hc(i, j) = std::round(hc(i, j));
+  hc(3, 17) = hc(20, 2) = std::numeric_limits<double>::quiet_NaN();
+  for (auto [p, q] : grid_shapes()) {
+    lz::dist::grid g(p, q);
+    auto C = lz::dist::scatter(g, hc, {3, 2}), D = lz::dist::scatter(g, hd, {4, 5});
+    lz::dist::vector<double> r(g, 29, 4), c(g, 19, 3), t(g, 19, 2), s(g, 10, 3);
+    r = lz::argmax(C, 1);
+    c = lz::argmin(C, 0);
+    t = lz::argmax(lz::transpose(C - D), 1);                  // a tree with a transposed operand
+    s = lz::argmin(C(lz::range(5, 25), lz::range(4, 14)), 0); // a sub-matrix off the cycle
+    const auto as_double = [](const auto& e) { return lz::tensor<double, 1>(lz::cast<double>(e)); };
+    BOOST_TEST(everywhere(max_diff(lz::dist::gather_all(r), as_double(lz::argmax(hc, 1))) == 0.0));
+    BOOST_TEST(everywhere(max_diff(lz::dist::gather_all(c), as_double(lz::argmin(hc, 0))) == 0.0));
+    BOOST_TEST(everywhere(max_diff(lz::dist::gather_all(t),
+                                   as_double(lz::argmax(lz::transpose(hc - hd), 1))) == 0.0));
+    BOOST_TEST(everywhere(
+        max_diff(lz::dist::gather_all(s),
+                 as_double(lz::argmin(hc(lz::range(5, 25), lz::range(4, 14)), 0))) == 0.0));
+    // float operands, indices into a float vector (exact below 2^24)
+    auto F = lz::dist::scatter(g, lz::tensor<float, 2>(lz::cast<float>(hd)), {2, 3});
+    lz::dist::vector<float> fr(g, 29, 5);
+    fr = lz::argmin(F, 1);
+    BOOST_TEST(everywhere(max_diff(lz::dist::gather_all(fr),
+                                   lz::tensor<float, 1>(lz::cast<float>(lz::argmin(
+                                       lz::tensor<float, 2>(lz::cast<float>(hd)), 1)))) == 0.0f));
+    // Nothing to take the first of: the same error on every rank, the destination untouched.
+    lz::dist::matrix<double> E(g, 6, 0);
+    lz::dist::vector<double> e(g, 6);
+    e = 7.0;
+    BOOST_CHECK_THROW(e = lz::argmax(E, 1), lz::shape_error);
+    BOOST_TEST(everywhere(double(lz::min(lz::dist::gather_all(e))) == 7.0));
   }
 }
 

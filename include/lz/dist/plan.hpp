@@ -160,12 +160,59 @@ struct localizer {
       return leaf(x);
     } else if constexpr (std::is_same_v<K, lz::detail::map_kind>) {
       return map(x);
+    } else if constexpr (std::is_same_v<K, lz::detail::permute_kind>) {
+      return (*this)(permuted(x.arg, x.perm));
     } else {
       static_assert(std::is_same_v<K, lz::detail::scalar_kind>,
-                    "lz::dist: this node (a broadcast or transpose of a whole tree, or a "
-                    "reduction along an axis) is not supported on distributed operands yet: "
-                    "transpose the leaves instead (lz::transpose(A) + B), or evaluate it first");
+                    "lz::dist: this node (a broadcast of a tree, or a reduction along an axis "
+                    "inside a tree) is not supported on distributed operands yet: evaluate it "
+                    "into a distributed matrix or vector first");
       return x;
+    }
+  }
+
+  /// A transpose (permutation) of a whole elementwise tree, pushed down to its leaves, where it
+  /// is a view's layout: transpose(f(a, b)) = f(transpose(a), transpose(b)).
+  template <class X>
+  static auto permuted(const X& x, const std::array<std::size_t, rank_v<X>>& perm) {
+    using K = lz::detail::kind_t<X>;
+    constexpr std::size_t R = rank_v<X>;
+    if constexpr (std::is_same_v<K, lz::detail::scalar_kind> || R < 2) {
+      return x;
+    } else if constexpr (std::is_same_v<K, lz::detail::leaf_kind>) {
+      return lz::permute(x, perm);
+    } else if constexpr (std::is_same_v<K, lz::detail::permute_kind>) {
+      std::array<std::size_t, R> q{};
+      for (std::size_t k = 0; k < R; ++k) q[k] = x.perm[perm[k]];
+      return permuted(x.arg, q);
+    } else if constexpr (std::is_same_v<K, lz::detail::map_kind>) {
+      return permuted_map(x, perm);
+    } else {
+      static_assert(std::is_same_v<K, lz::detail::scalar_kind>,
+                    "lz::dist: a transpose of a tree holding a broadcast or an axis reduction is "
+                    "not supported on distributed operands yet: evaluate the tree first");
+      return x;
+    }
+  }
+  template <class F, class... A>
+  static auto permuted_map(const map_expr<F, A...>& x,
+                           const std::array<std::size_t, rank_v<map_expr<F, A...>>>& perm) {
+    constexpr std::size_t R = rank_v<map_expr<F, A...>>;
+    shape_t<R> s{};
+    for (std::size_t k = 0; k < R; ++k) s[k] = x.shape()[perm[k]];
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+      using M = map_expr<F, decltype(permuted_child<R>(lz::detail::get<I>(x.args), perm))...>;
+      return M{x.f, {{permuted_child<R>(lz::detail::get<I>(x.args), perm)}...}, s};
+    }
+    (std::index_sequence_for<A...>{});
+  }
+  template <std::size_t R, class C>
+  static auto permuted_child(const C& c, const std::array<std::size_t, R>& perm) {
+    if constexpr (rank_v<C> == R) {
+      return permuted(c, perm);
+    } else {
+      static_assert(rank_v<C> == 0, "lz::dist: a transposed tree's operands have its rank");
+      return c;
     }
   }
 
@@ -356,6 +403,8 @@ const located* first_leaf(const X& x, located& out) {
       if (!found) found = first_leaf(a, out);
     });
     return found;
+  } else if constexpr (std::is_same_v<K, lz::detail::permute_kind>) {
+    return first_leaf(localizer::permuted(x.arg, x.perm), out);
   } else {
     return nullptr;
   }
@@ -389,6 +438,16 @@ class sink_base {
  protected:
   template <class T, std::size_t R>
   dist::tensor_view<T, R> make_temp(const shape_t<R>& s) {
+    if constexpr (!std::is_floating_point_v<T> && !lz::detail::is_complex_v<T>) {
+      // argmin/argmax into a destination that overlaps its operand (a via-temp plan)
+      throw_unsupported("a temporary of indices (an argmin/argmax whose destination overlaps its "
+                        "operand: assign it to a separate vector first)");
+    } else {
+      return make_typed_temp<T, R>(s);
+    }
+  }
+  template <class T, std::size_t R>
+  dist::tensor_view<T, R> make_typed_temp(const shape_t<R>& s) {
     index_t m = 1, n = 1, nb = nb_;
     if constexpr (R >= 1) m = s[0];
     if constexpr (R == 2) n = s[1];
@@ -518,10 +577,14 @@ class dist_exec_sink : public sink_base {
     } else {
       using X = std::remove_cvref_t<decltype(e.arg)>;
       static_assert(rank_v<X> == 2, "lz::dist: axis reductions of distributed matrices");
-      static_assert(!E::is_arg, "lz::dist: argmin/argmax of distributed operands are not built "
-                                "yet");
-      static_assert(std::is_same_v<typename E::acc_type, value_t<X>>,
+      static_assert(std::is_same_v<typename E::acc_type, value_t<X>> ||
+                        std::is_same_v<typename E::acc_type, red::arg_acc<value_t<X>>>,
                     "lz::dist: axis reductions of float or double operands");
+      if constexpr (E::is_arg) { // nothing to take the first of: the same error on every rank
+        const auto s = e.arg.shape();
+        if (s[e.axis] == 0 && dst.size() > 0)
+          lz::detail::throw_empty_reduction(E::op_name(), s.data(), 2);
+      }
       located D;
       if (!first_leaf(e.arg, D)) throw_unsupported("a reduction without a distributed operand");
       const rt::grid_state& g = *D.s->grid;
@@ -551,36 +614,84 @@ class dist_exec_sink : public sink_base {
     const int K = ax == 1 ? g.npcol : g.nprow;
     // Partials: ax 1 → P (m × K, blocks mb × 1): grid column c's partial is column c, exactly
     // its local block; ax 0 → P (K × n, blocks 1 × nb): grid row r's is row r.
-    auto P = ax == 1 ? rt::allocate(D.s->grid, m, K, D.s->mb, 1, D.s->dtype)
-                     : rt::allocate(D.s->grid, K, n, 1, D.s->nb, D.s->dtype);
+    auto partials = [&](char dtype) {
+      return ax == 1 ? rt::allocate(D.s->grid, m, K, D.s->mb, 1, dtype)
+                     : rt::allocate(D.s->grid, K, n, 1, D.s->nb, dtype);
+    };
+    auto P = partials(D.s->dtype);
+    std::shared_ptr<rt::storage> PI; // argmin/argmax: the global index of each partial, as double
     const index_t mine = ax == 1 ? local.shape()[0] : local.shape()[1];
     const index_t local_along = ax == 1 ? local.shape()[1] : local.shape()[0];
-    collectively([&] {
-      if (!P->local || mine == 0) return;
-      lz::tensor_view<V, 1> part(reinterpret_cast<V*>(P->local), strided_layout<1>{{mine}, {1}},
-                                 lz::detail::trusted);
-      if (local_along == 0)
-        part = ROp::template identity<V>();
-      else
-        reduce_axis_expr<ROp, keep_acc, std::remove_cvref_t<L>>{local, ax, {mine}}
-            .template apply_to<assign_op::set>(lz::automatic, part);
-    });
+    if constexpr (E::is_arg) {
+      PI = partials('d');
+      collectively([&] {
+        if (P->local && mine > 0)
+          arg_partials<ROp>(D, local, ax, reinterpret_cast<V*>(P->local),
+                            reinterpret_cast<double*>(PI->local));
+      });
+    } else {
+      collectively([&] {
+        if (!P->local || mine == 0) return;
+        lz::tensor_view<V, 1> part(reinterpret_cast<V*>(P->local), strided_layout<1>{{mine}, {1}},
+                                   lz::detail::trusted);
+        if (local_along == 0)
+          part = ROp::template identity<V>();
+        else
+          reduce_axis_expr<ROp, keep_acc, std::remove_cvref_t<L>>{local, ax, {mine}}
+              .template apply_to<assign_op::set>(lz::automatic, part);
+      });
+    }
     // The destination's rows: a column vector laid out from a cycle boundary, else a temporary.
     const located Y = locate(fusion::mat_of_dst(dst, {}));
     if (Y.ok && !Y.trans && Y.i % (Y.s->mb * Y.s->grid->nprow) == 0) {
-      combine<Op>(Y, *P, e, K);
+      combine<Op, T>(Y, *P, PI.get(), e, K);
     } else {
       auto t = temp<T, 1>(dst.shape(), "an axis reduction's result");
-      combine<assign_op::set>(require(fusion::mat_of_dst(t, {}), "a temporary"), *P, e, K);
+      combine<assign_op::set, T>(require(fusion::mat_of_dst(t, {}), "a temporary"), *P, PI.get(), e,
+                                 K);
       map<Op>(pol, dst, dist::tensor_view<const T, 1>(t));
+    }
+  }
+  // argmin/argmax: this rank's best element along the axis for each of its rows (axis 1) or
+  // columns (axis 0): its value into val, its index along the axis in the whole operand into idx
+  // (-1 where the rank holds none of that axis).
+  template <class ROp, class V, class L>
+  static void arg_partials(const located& D, const L& local, std::size_t ax, V* val, double* idx) {
+    const index_t lm = local.shape()[0], ln = local.shape()[1];
+    const index_t mine = ax == 1 ? lm : ln, along = ax == 1 ? ln : lm;
+    if (along == 0) {
+      std::fill(idx, idx + mine, -1.0);
+      std::fill(val, val + mine, V{});
+      return;
+    }
+    if constexpr (!std::is_same_v<std::remove_cvref_t<L>, lz::tensor_view<const V, 2>> &&
+                  !std::is_same_v<std::remove_cvref_t<L>, lz::tensor_view<V, 2>>) {
+      const lz::tensor<V, 2> t = local; // a tree: its values once, then looked up
+      arg_partials<ROp>(D, t.view(), ax, val, idx);
+    } else {
+      std::vector<index_t> at(std::size_t(mine), 0);
+      lz::tensor_view<index_t, 1> best(at.data(), strided_layout<1>{{mine}, {1}},
+                                       lz::detail::trusted);
+      reduce_axis_expr<ROp, red::index_fin, L>{local, ax, {mine}}.template apply_to<assign_op::set>(
+          lz::automatic, best);
+      const rt::storage& s = *D.s;
+      const rt::grid_state& g = *s.grid;
+      const index_t first = ax == 1 ? rt::numroc(D.j, s.nb, g.mycol, g.npcol)
+                                    : rt::numroc(D.i, s.mb, g.myrow, g.nprow);
+      for (index_t k = 0; k < mine; ++k) {
+        const index_t a = at[std::size_t(k)];
+        val[k] = ax == 1 ? local(k, a) : local(a, k);
+        idx[k] =
+            double(ax == 1 ? dist::detail::global_index(first + a, s.nb, g.mycol, g.npcol) - D.j
+                           : dist::detail::global_index(first + a, s.mb, g.myrow, g.nprow) - D.i);
+      }
     }
   }
   // The K partials of each output moved onto Y's rows (one pdgemr2d, or pdtran for axis 0),
   // combined in grid order and finalized into Y.
-  template <assign_op Op, class E>
-  void combine(const located& Y, const rt::storage& P, const E& e, int K) {
+  template <assign_op Op, class T, class E> // T: the element type of Y
+  void combine(const located& Y, const rt::storage& P, const rt::storage* PI, const E& e, int K) {
     using V = value_t<decltype(e.arg)>;
-    using T = typename E::value_type;
     using ROp = decltype(red_op(e));
     using Fin = decltype(fin(e));
     const std::size_t ax = e.axis;
@@ -588,16 +699,35 @@ class dist_exec_sink : public sink_base {
     const index_t along = ax == 1 ? e.arg.shape()[1] : e.arg.shape()[0];
     auto Q = rt::allocate(Y.s->grid, len, K, Y.s->mb, K, P.dtype);
     rt::copy(ax == 0, len, K, {&P, 0, 0}, {Q.get(), 0, 0});
+    std::shared_ptr<rt::storage> QI;
+    if (PI) {
+      QI = rt::allocate(Y.s->grid, len, K, Y.s->mb, K, PI->dtype);
+      rt::copy(ax == 0, len, K, {PI, 0, 0}, {QI.get(), 0, 0});
+    }
     if (rt::logging_on())
       rt::log("axis reduction: " + std::to_string(K) + " partials per output combined locally");
     auto out = local_part<T, 1>(Y);
     const V* q = reinterpret_cast<const V*>(Q->local);
+    std::vector<red::arg_acc<V>> parts(E::is_arg ? std::size_t(K) : 0);
     collectively([&] {
       for (index_t i = 0; q && i < out.shape()[0]; ++i) {
-        V acc = q[i];
-        for (int k = 1; k < K; ++k) acc = ROp::combine(acc, q[i + k * Q->lld]);
         T& d = out(i);
-        d = static_cast<T>(fn::assign_combine<Op>(d, static_cast<T>(Fin{}(acc, along))));
+        if constexpr (E::is_arg) { // in index order: ties and NaNs go to the first, as on one node
+          const double* qi = reinterpret_cast<const double*>(QI->local);
+          std::size_t np = 0;
+          for (int k = 0; k < K; ++k)
+            if (qi[i + k * QI->lld] >= 0)
+              parts[np++] = {q[i + k * Q->lld], index_t(qi[i + k * QI->lld])};
+          std::sort(parts.begin(), parts.begin() + std::ptrdiff_t(np),
+                    [](const auto& a, const auto& b) { return a.index < b.index; });
+          red::arg_acc<V> acc{V{}, -1};
+          for (std::size_t k = 0; k < np; ++k) acc = ROp::combine(acc, parts[k]);
+          d = static_cast<T>(fn::assign_combine<Op>(d, static_cast<T>(Fin{}(acc, along))));
+        } else {
+          V acc = q[i];
+          for (int k = 1; k < K; ++k) acc = ROp::combine(acc, q[i + k * Q->lld]);
+          d = static_cast<T>(fn::assign_combine<Op>(d, static_cast<T>(Fin{}(acc, along))));
+        }
       }
     });
   }
