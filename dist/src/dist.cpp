@@ -6,6 +6,8 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
+#include <string>
 #include <thread>
 
 namespace lz::dist {
@@ -20,9 +22,28 @@ void cap_threads() {
   const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
   lz::set_num_threads(std::max(1, cores / std::max(1, rt::node_ranks())));
 }
+
+// LZ_DIST_PANEL: PBLAS's panel width, a positive integer (a malformed value is an error, not
+// a silent default: a rank that disagreed would hang in PBLAS).
+void panel_from_environment() {
+  const char* v = std::getenv("LZ_DIST_PANEL");
+  if (!v) return;
+  char* end = nullptr;
+  const long w = std::strtol(v, &end, 10);
+  if (end == v || *end != '\0' || w < 1 || w > (1 << 20))
+    throw std::invalid_argument(std::string("lz::dist: LZ_DIST_PANEL=\"") + v +
+                                "\" is not a panel width (a whole number from 1 to 1048576)");
+  rt::set_pblas_panel(int(w));
+}
 } // namespace
 
-void environment::start(bool checked) {
+void environment::start(bool checked, bool owned) {
+  try {
+    panel_from_environment();
+  } catch (...) {
+    rt::finalize(owned);
+    throw;
+  }
   cap_threads();
   set_plan_checks(checked);
 }
@@ -32,6 +53,14 @@ int environment::size() const noexcept { return rt::size(); }
 
 void set_plan_checks(bool on) noexcept { g_plan_checks.store(on, std::memory_order_relaxed); }
 bool plan_checks() noexcept { return g_plan_checks.load(std::memory_order_relaxed); }
+
+void set_pblas_panel(int width) {
+  if (width < 1)
+    throw std::invalid_argument("lz::dist: a PBLAS panel width must be at least 1, not " +
+                                std::to_string(width));
+  rt::set_pblas_panel(width);
+}
+int pblas_panel() noexcept { return rt::pblas_panel(); }
 
 namespace detail {
 

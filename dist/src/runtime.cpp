@@ -5,10 +5,12 @@
 #include <lz/log.hpp>
 #include <lz/memory.hpp>
 
+#include <dlfcn.h>
 #include <mpi.h>
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <atomic>
 #include <complex>
 #include <cstdlib>
 #include <cstring>
@@ -53,6 +55,20 @@ LZ_PBLAS_TRAN(pctranu_, std::complex<float>) // (the transpose, not the conjugat
 LZ_PBLAS_TRAN(pztranu_, std::complex<double>)
 #undef LZ_PBLAS_DECLARE
 #undef LZ_PBLAS_TRAN
+int pilaenv_(const int* ictxt, const char* prec);
+}
+
+namespace {
+std::atomic<int> g_pblas_panel{256};
+} // namespace
+
+// PBLAS's own tuning hook (PBLAS/SRC/pilaenv.f: "users are encouraged to modify it"): the panel
+// width its routines work in — the k of every local gemm inside pdgemm. The reference answers
+// 32; with OpenBLAS's AVX-512 kernels a k = 32 update runs at ~60% of a full product's speed,
+// and pdgemm on 2 ranks gained 1.27x over 1 instead of ~1.6x. Defined here, it takes the place
+// of ScaLAPACK's (the library calls it through its PLT); lz::dist::set_pblas_panel sets it.
+extern "C" int pilaenv_(const int*, const char*) {
+  return g_pblas_panel.load(std::memory_order_relaxed);
 }
 
 namespace lz::dist::rt {
@@ -122,6 +138,15 @@ void finalize(bool owned) noexcept {
   if (fin) return;
   Cblacs_exit(1); // BLACS lets go of its state; MPI stays up for the caller
   if (owned) MPI_Finalize();
+}
+
+void set_pblas_panel(int width) noexcept { g_pblas_panel.store(width, std::memory_order_relaxed); }
+int pblas_panel() noexcept { return g_pblas_panel.load(std::memory_order_relaxed); }
+bool pblas_panel_in_use() noexcept {
+  using fn = int (*)(const int*, const char*);
+  const fn resolved = reinterpret_cast<fn>(::dlsym(RTLD_DEFAULT, "pilaenv_"));
+  const int ctxt = 0;
+  return resolved == &pilaenv_ || (resolved && resolved(&ctxt, "D") == pblas_panel());
 }
 
 bool initialized() noexcept {

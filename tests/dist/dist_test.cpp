@@ -187,6 +187,26 @@ BOOST_AUTO_TEST_CASE(complex_matrices_run_pzgemm_pzgemv_and_transposes_not_conju
   }
 }
 
+BOOST_AUTO_TEST_CASE(pblas_works_in_lazulis_panel_width_and_any_width_gives_the_same_product) {
+  // PBLAS asks PILAENV for its panel width; lazuli_dist's answer must be the one it gets.
+  BOOST_TEST(lz::dist::rt::pblas_panel_in_use());
+  const int before = lz::dist::pblas_panel();
+  BOOST_CHECK_THROW(lz::dist::set_pblas_panel(0), std::invalid_argument);
+  BOOST_TEST(lz::dist::pblas_panel() == before);
+  const auto ha = random_matrix(70, 45, 80), hb = random_matrix(45, 38, 81);
+  const lz::tensor<double, 2> ref = ha * hb;
+  lz::dist::grid g = lz::dist::grid::square();
+  auto A = lz::dist::scatter(g, ha, {8, 8}), B = lz::dist::scatter(g, hb, {8, 8});
+  lz::dist::matrix<double> C(g, 70, 38, {8, 8});
+  for (int w : {1, 5, 32, 4096}) {
+    lz::dist::set_pblas_panel(w);
+    BOOST_TEST(lz::dist::pblas_panel() == w);
+    C = A * B;
+    BOOST_TEST(everywhere(max_diff(lz::dist::gather_all(C), ref) < 1e-13));
+  }
+  lz::dist::set_pblas_panel(before);
+}
+
 BOOST_AUTO_TEST_CASE(gemv_folds_beta_and_transposes_into_one_pdgemv) {
   const auto ha = random_matrix(31, 18, 9);
   const auto hx = random_vector(18, 10), hy = random_vector(31, 11), hz = random_vector(31, 12);

@@ -28,12 +28,15 @@ inline constexpr memory_space space = memory_space(1u << 2);
 /// program already initialized MPI (then it is adopted and left running), MPI_Finalize at
 /// destruction when this object started it. It also caps the threads per rank: OpenBLAS at 1
 /// (ScaLAPACK's ranks are the parallelism) and lazuli's own pool at the node's cores divided
-/// by its ranks (LZ_NUM_THREADS, when set, wins). Make one, first, in main; make every
+/// by its ranks (LZ_NUM_THREADS, when set, wins); LZ_DIST_PANEL sets PBLAS's panel width
+/// (set_pblas_panel; std::invalid_argument when malformed). Make one, first, in main; make every
 /// lz::dist matrix inside its lifetime.
 class environment {
  public:
-  environment(int& argc, char**& argv) : owned_(rt::init(&argc, &argv)) { start(LZ_CHECKED != 0); }
-  environment() : owned_(rt::init(nullptr, nullptr)) { start(LZ_CHECKED != 0); }
+  environment(int& argc, char**& argv) : owned_(rt::init(&argc, &argv)) {
+    start(LZ_CHECKED != 0, owned_);
+  }
+  environment() : owned_(rt::init(nullptr, nullptr)) { start(LZ_CHECKED != 0, owned_); }
   environment(const environment&) = delete;
   environment& operator=(const environment&) = delete;
   ~environment();
@@ -42,8 +45,9 @@ class environment {
   int size() const noexcept;
 
  private:
-  // The thread caps, and plan checks on in the user's checked builds (dist/plan.hpp).
-  static void start(bool checked);
+  // The thread caps, PBLAS's panel width (LZ_DIST_PANEL), and plan checks on in the user's
+  // checked builds (dist/plan.hpp). On an error, MPI is finalized again when this started it.
+  static void start(bool checked, bool owned);
   bool owned_ = false;
 };
 

@@ -41,6 +41,15 @@ void set_plan_checks(bool on) noexcept;
 /// Whether plan checks are on (set_plan_checks).
 bool plan_checks() noexcept;
 
+/// The panel width of PBLAS's routines (PBLAS's PILAENV, which lazuli_dist answers): the k of
+/// each local gemm inside pdgemm, the width of each broadcast panel. Reference PBLAS uses 32; the
+/// default here is 256 (docs/distributed.md, "Scaling", has the measurement), or LZ_DIST_PANEL
+/// when the environment starts. Every rank must use the same width (as for any ScaLAPACK
+/// parameter); std::invalid_argument unless width >= 1.
+void set_pblas_panel(int width);
+/// The current PBLAS panel width (set_pblas_panel).
+int pblas_panel() noexcept;
+
 namespace detail {
 
 using lz::detail::assign_op;

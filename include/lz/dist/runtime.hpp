@@ -75,6 +75,12 @@ int size() noexcept;
 /// Ranks of this node (MPI_COMM_TYPE_SHARED), for the thread cap.
 int node_ranks() noexcept;
 
+/// The panel width PBLAS works in (its PILAENV, answered by lazuli_dist): set, read, and
+/// whether the PILAENV the process resolves is lazuli's (false if another library's wins).
+void set_pblas_panel(int width) noexcept;
+int pblas_panel() noexcept;
+bool pblas_panel_in_use() noexcept;
+
 // ---- grids -------------------------------------------------------------------------------------
 /// The p × q grid over the first p·q ranks of MPI_COMM_WORLD (row-major rank order), made once
 /// and cached; ranks from p·q on are idle in it. Collective. Throws std::invalid_argument when
