@@ -422,6 +422,9 @@ BOOST_AUTO_TEST_CASE(argmin_and_argmax_along_an_axis_give_global_indices_first_o
     lz::dist::vector<double> r(g, 29, 4), c(g, 19, 3), t(g, 19, 2), s(g, 10, 3);
     r = lz::argmax(C, 1);
     c = lz::argmin(C, 0);
+    const std::string plan = lz::explain(r, lz::argmax(C, 1));
+    BOOST_TEST(plan.find("local argmax along axis 1") != std::string::npos);
+    BOOST_TEST(plan.find("combined in index order") != std::string::npos);
     t = lz::argmax(lz::transpose(C - D), 1);                  // a tree with a transposed operand
     s = lz::argmin(C(lz::range(5, 25), lz::range(4, 14)), 0); // a sub-matrix off the cycle
     const auto as_double = [](const auto& e) { return lz::tensor<double, 1>(lz::cast<double>(e)); };

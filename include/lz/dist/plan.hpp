@@ -847,9 +847,11 @@ class dist_explain_sink : public fusion::explain_sink, public sink_base {
   void reduce(const policy&, dist::tensor_view<T, R> dst, const E& e) {
     if constexpr (fusion::is_axis_reduction_v<E>) {
       step(std::string("local ") + std::remove_cvref_t<E>::op_name() + " along axis " +
-               std::to_string(e.axis) + " of each rank's block, the partials moved by " +
-               (e.axis == 0 ? "pdtran" : "pdgemr2d") + " onto " + name_of(dst.data()) +
-               "'s rows and combined in grid order",
+               std::to_string(e.axis) + " of each rank's block, the partials" +
+               (E::is_arg ? " (values, and their indices in the whole operand)" : "") +
+               " moved by " + (e.axis == 0 ? "pdtran" : "pdgemr2d") + " onto " +
+               name_of(dst.data()) + "'s rows and combined in " +
+               (E::is_arg ? "index order" : "grid order"),
            "reduce");
     }
   }
