@@ -40,7 +40,20 @@ concept host_policy = requires {
 &&(P::kind != exec_kind::device);
 
 namespace detail {
-/// The default of tuning::reduce_prefetch on this CPU (kernels/common/tuning.cpp).
+/// Defaults that depend on the CPU, from lazuli's table of measured CPU kinds
+/// (kernels/common/tuning.cpp: each entry names the benchmark and figures that set it). A CPU
+/// not in the table gets its vendor's guess, and lz::info() says so.
+struct cpu_defaults {
+  std::string cpu;             ///< "GenuineIntel family 6 model 106" (cpuid), or "unknown"
+  const char* kind = nullptr;  ///< the table's name for it; null when the CPU is not there
+  index_t reduce_prefetch = 0; ///< tuning::reduce_prefetch's default
+  const char* evidence = "";   ///< the measurement behind the entry (or why it is a guess)
+};
+/// The table's defaults for a CPU (vendor string, family and model as cpuid reports them).
+cpu_defaults cpu_defaults_for(const std::string& vendor, unsigned family, unsigned model);
+/// This process's CPU (cpuid, once).
+const cpu_defaults& this_cpu_defaults();
+/// The default of tuning::reduce_prefetch on this CPU (this_cpu_defaults()).
 index_t default_reduce_prefetch() noexcept;
 } // namespace detail
 
@@ -96,10 +109,10 @@ struct tuning {
   /// Operand bytes from which contiguous full reductions (sum, dot, norm2, ...) issue software
   /// prefetches 16 KiB ahead of the loads; 0 never. The hardware prefetcher alone keeps too few
   /// misses in flight on some cores and more than enough on others, so the default depends on
-  /// the CPU; lz::calibrate measures it. perf/w3_paired (W3 = sum((x - y)^2), n = 1e7, 1 thread,
-  /// time with prefetches / without): Intel Ice Lake 0.95 -> on from 8 MiB (as stream_bytes);
-  /// AMD EPYC Zen 3 1.08-1.18 at every distance from 2 to 64 KiB -> off. Other CPUs: off (no
-  /// measurement says the extra instructions pay).
+  /// the CPU: it comes from lazuli's table of measured CPU kinds (detail::cpu_defaults_for;
+  /// perf/w3_paired, W3 = sum((x - y)^2), n = 1e7, 1 thread): Intel Ice Lake-SP on from 8 MiB
+  /// (as stream_bytes), newer Xeons (5th generation, AMX) and AMD Zen 3 off. A CPU not in the table
+  /// gets its vendor's guess (Intel on, others off); lz::calibrate measures it.
   setting<index_t> reduce_prefetch = detail::default_reduce_prefetch();
   /// Products whose operands BLAS cannot take (non-unit strides both ways, negative strides):
   /// below this many multiply-adds (m·n·k) lazuli's own any-stride kernel runs them without

@@ -19,6 +19,14 @@ std::string info_text(const char* caller_arch, int caller_double_lanes) {
        std::to_string(XSIMD_VERSION_MINOR) + ", caller arch " + caller_arch + " (" +
        std::to_string(caller_double_lanes) + " doubles per batch), library arch " +
        xsimd::default_arch::name() + "\n";
+  {
+    const cpu_defaults& c = this_cpu_defaults();
+    s += "  cpu: " + c.cpu +
+         (c.kind ? std::string(" (") + c.kind + ": in lazuli's table of measured CPUs)"
+                 : std::string(" (not in lazuli's table of measured CPUs: per-CPU defaults are "
+                               "guesses; lz::calibrate measures them)")) +
+         "\n";
+  }
   s += "  blas: " + kernels::blas::info() + "; core " + kernels::blas::core_origin() + "\n";
   if (const std::string w = kernels::blas::core_warning(); !w.empty()) s += "  " + w + "\n";
   const char* core = std::getenv("OPENBLAS_CORETYPE");

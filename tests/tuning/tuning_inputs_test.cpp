@@ -123,6 +123,40 @@ BOOST_AUTO_TEST_CASE(info_names_the_source_of_every_threshold) {
   BOOST_TEST(has(s, "threads: "), s);
 }
 
+BOOST_AUTO_TEST_CASE(per_cpu_defaults_come_from_the_measured_table_or_say_they_are_guesses) {
+  using lz::detail::cpu_defaults_for;
+  const auto ice = cpu_defaults_for("GenuineIntel", 6, 106);
+  BOOST_TEST(ice.kind != nullptr);
+  BOOST_TEST(ice.reduce_prefetch == lz::index_t(8) << 20);
+  BOOST_TEST(has(ice.evidence, "w3_paired"));
+  BOOST_TEST(ice.cpu == "GenuineIntel family 6 model 106");
+  for (unsigned model : {207u, 167u}) { // measured: prefetches lose there
+    const auto x = cpu_defaults_for("GenuineIntel", 6, model);
+    BOOST_TEST(x.kind != nullptr);
+    BOOST_TEST(x.reduce_prefetch == 0);
+  }
+  const auto zen3 = cpu_defaults_for("AuthenticAMD", 25, 1);
+  BOOST_TEST(zen3.kind != nullptr);
+  BOOST_TEST(zen3.reduce_prefetch == 0);
+  // Not measured: the vendor's guess, and it says so.
+  const auto skylake = cpu_defaults_for("GenuineIntel", 6, 85);
+  BOOST_TEST(skylake.kind == nullptr);
+  BOOST_TEST(skylake.reduce_prefetch == lz::index_t(8) << 20);
+  BOOST_TEST(has(skylake.evidence, "not in lazuli's table"));
+  const auto zen2 = cpu_defaults_for("AuthenticAMD", 23, 49);
+  BOOST_TEST(zen2.kind == nullptr);
+  BOOST_TEST(zen2.reduce_prefetch == 0);
+  BOOST_TEST(cpu_defaults_for("", 0, 0).cpu == "unknown");
+  // This machine: the default in force is its row's, and lz::info names the row and the reason.
+  const auto& here = lz::detail::this_cpu_defaults();
+  BOOST_TEST(lz::tuning{}.reduce_prefetch.get() == here.reduce_prefetch);
+  const std::string s = lz::info();
+  BOOST_TEST(has(s, "cpu: " + here.cpu), s);
+  BOOST_TEST(has(s, std::string("its default on ") + (here.kind ? here.kind : here.cpu.c_str()) +
+                        ": " + here.evidence),
+             s);
+}
+
 BOOST_AUTO_TEST_CASE(set_num_threads_rejects_absurd_counts) {
   const int before = lz::num_threads();
   BOOST_CHECK_EXCEPTION(lz::set_num_threads(std::numeric_limits<int>::max()), std::invalid_argument,
