@@ -267,10 +267,22 @@ constexpr bool simd_ok() {
     return std::is_same_v<batch_result_t<B, E>, B>;
 }
 
+/// Whether expensive trees (cost above unroll_cost: transcendentals) may stream their stores.
+/// Not below AVX-512: there xsimd turns double lanes into int64 (exp's exponent, sin's quadrant)
+/// through memory — scalar stores, then one vector load that cannot be forwarded from them and
+/// so waits until every earlier store has left the store buffer; behind non-temporal stores
+/// that is a wait on DRAM, every batch. W2 (z = x*y + sin(w)*exp(-v), 1e7 doubles, one thread,
+/// -march=x86-64-v3 on an Ice Lake-SP): 156 ms streaming, 53 ms not (xtensor 61). Such trees
+/// are compute-bound, so ordinary stores cost them little (docs/decisions/
+/// no-streaming-stores-for-expensive-trees-below-avx512.md).
+inline constexpr bool stream_expensive_trees = XSIMD_WITH_AVX512DQ != 0;
+
 /// Whether (D, tree) under Op can stream its stores: SIMD tree, '=' and a streaming store.
 template <class D, class E, bool Simd, detail::assign_op Op>
 constexpr bool stream_ok() {
   if constexpr (!Simd || Op != detail::assign_op::set || !simd_lane<D>)
+    return false;
+  else if constexpr (detail::cost_v<E> > unroll_cost && !stream_expensive_trees)
     return false;
   else
     return detail_row::can_stream<D, slab_batch<D, E>>();
