@@ -9,6 +9,7 @@
 
 #include <lz/simd.hpp>
 
+#include <algorithm>
 #include <cstdint>
 
 namespace lz::kernels::cpu {
@@ -267,13 +268,31 @@ constexpr bool simd_ok() {
     return std::is_same_v<batch_result_t<B, E>, B>;
 }
 
-/// Whether expensive trees (cost above unroll_cost: transcendentals) may stream their stores.
+/// The largest per-element cost of one functor in tree E (a transcendental: 10 or more).
+template <class E>
+constexpr int max_fn_cost() {
+  using K = detail::kind_t<E>;
+  if constexpr (std::is_same_v<K, detail::map_kind>)
+    return []<class F, class... A>(const map_expr<F, A...>*) {
+      return std::max({fn::cost_of<F>, max_fn_cost<A>()...});
+    }(static_cast<const std::remove_cvref_t<E>*>(nullptr));
+  else if constexpr (std::is_same_v<K, detail::permute_kind> ||
+                     std::is_same_v<K, detail::broadcast_kind>)
+    return max_fn_cost<decltype(std::declval<E>().arg)>();
+  else
+    return 0;
+}
+/// Functor cost from which a batch body is a transcendental (exp's is 10; sqrt's 6).
+inline constexpr int transcendental_cost = 10;
+
+/// Whether trees with transcendentals may stream their stores.
 /// Not below AVX-512: there xsimd turns double lanes into int64 (exp's exponent, sin's quadrant)
 /// through memory — scalar stores, then one vector load that cannot be forwarded from them and
 /// so waits until every earlier store has left the store buffer; behind non-temporal stores
 /// that is a wait on DRAM, every batch. W2 (z = x*y + sin(w)*exp(-v), 1e7 doubles, one thread,
 /// -march=x86-64-v3 on an Ice Lake-SP): 156 ms streaming, 53 ms not (xtensor 61). Such trees
-/// are compute-bound, so ordinary stores cost them little (docs/decisions/
+/// are compute-bound, so ordinary stores cost them little (sqrt and division, which convert
+/// nothing, still stream) (docs/decisions/
 /// no-streaming-stores-for-expensive-trees-below-avx512.md).
 inline constexpr bool stream_expensive_trees = XSIMD_WITH_AVX512DQ != 0;
 
@@ -282,7 +301,7 @@ template <class D, class E, bool Simd, detail::assign_op Op>
 constexpr bool stream_ok() {
   if constexpr (!Simd || Op != detail::assign_op::set || !simd_lane<D>)
     return false;
-  else if constexpr (detail::cost_v<E> > unroll_cost && !stream_expensive_trees)
+  else if constexpr (max_fn_cost<E>() >= transcendental_cost && !stream_expensive_trees)
     return false;
   else
     return detail_row::can_stream<D, slab_batch<D, E>>();
