@@ -9,7 +9,6 @@
 
 #include <lz/simd.hpp>
 
-#include <algorithm>
 #include <cstdint>
 
 namespace lz::kernels::cpu {
@@ -274,7 +273,9 @@ constexpr int max_fn_cost() {
   using K = detail::kind_t<E>;
   if constexpr (std::is_same_v<K, detail::map_kind>)
     return []<class F, class... A>(const map_expr<F, A...>*) {
-      return std::max({fn::cost_of<F>, max_fn_cost<A>()...});
+      int m = fn::cost_of<F>;
+      ((m = max_fn_cost<A>() > m ? max_fn_cost<A>() : m), ...);
+      return m;
     }(static_cast<const std::remove_cvref_t<E>*>(nullptr));
   else if constexpr (std::is_same_v<K, detail::permute_kind> ||
                      std::is_same_v<K, detail::broadcast_kind>)
@@ -301,9 +302,12 @@ template <class D, class E, bool Simd, detail::assign_op Op>
 constexpr bool stream_ok() {
   if constexpr (!Simd || Op != detail::assign_op::set || !simd_lane<D>)
     return false;
-  else if constexpr (max_fn_cost<E>() >= transcendental_cost && !stream_expensive_trees)
-    return false;
-  else
+  else if constexpr (!stream_expensive_trees) { // (max_fn_cost only instantiated here)
+    if constexpr (max_fn_cost<E>() >= transcendental_cost)
+      return false;
+    else
+      return detail_row::can_stream<D, slab_batch<D, E>>();
+  } else
     return detail_row::can_stream<D, slab_batch<D, E>>();
 }
 
