@@ -136,32 +136,23 @@ cublasFillMode_t fill_of(uplo u) {
 // The typed cuSOLVER entry points.
 template <class V>
 struct cs;
-template <>
-struct cs<float> {
-  static constexpr auto getrf_size = cusolverDnSgetrf_bufferSize;
-  static constexpr auto getrf = cusolverDnSgetrf;
-  static constexpr auto getrs = cusolverDnSgetrs;
-  static constexpr auto potrf_size = cusolverDnSpotrf_bufferSize;
-  static constexpr auto potrf = cusolverDnSpotrf;
-  static constexpr auto potrs = cusolverDnSpotrs;
-  static constexpr auto geqrf_size = cusolverDnSgeqrf_bufferSize;
-  static constexpr auto geqrf = cusolverDnSgeqrf;
-  static constexpr auto ormqr_size = cusolverDnSormqr_bufferSize;
-  static constexpr auto ormqr = cusolverDnSormqr;
-};
-template <>
-struct cs<double> {
-  static constexpr auto getrf_size = cusolverDnDgetrf_bufferSize;
-  static constexpr auto getrf = cusolverDnDgetrf;
-  static constexpr auto getrs = cusolverDnDgetrs;
-  static constexpr auto potrf_size = cusolverDnDpotrf_bufferSize;
-  static constexpr auto potrf = cusolverDnDpotrf;
-  static constexpr auto potrs = cusolverDnDpotrs;
-  static constexpr auto geqrf_size = cusolverDnDgeqrf_bufferSize;
-  static constexpr auto geqrf = cusolverDnDgeqrf;
-  static constexpr auto ormqr_size = cusolverDnDormqr_bufferSize;
-  static constexpr auto ormqr = cusolverDnDormqr;
-};
+#define LZ_CUSOLVER_TABLE(V, L, OR)                                                                \
+  template <>                                                                                      \
+  struct cs<V> {                                                                                   \
+    static constexpr auto getrf_size = cusolverDn##L##getrf_bufferSize;                            \
+    static constexpr auto getrf = cusolverDn##L##getrf;                                            \
+    static constexpr auto getrs = cusolverDn##L##getrs;                                            \
+    static constexpr auto potrf_size = cusolverDn##L##potrf_bufferSize;                            \
+    static constexpr auto potrf = cusolverDn##L##potrf;                                            \
+    static constexpr auto potrs = cusolverDn##L##potrs;                                            \
+    static constexpr auto geqrf_size = cusolverDn##L##geqrf_bufferSize;                            \
+    static constexpr auto geqrf = cusolverDn##L##geqrf;                                            \
+    static constexpr auto ormqr_size = cusolverDn##L##OR##_bufferSize;                             \
+    static constexpr auto ormqr = cusolverDn##L##OR;                                               \
+  };
+LZ_CUSOLVER_TABLE(float, S, ormqr)
+LZ_CUSOLVER_TABLE(double, D, ormqr)
+#undef LZ_CUSOLVER_TABLE
 
 } // namespace
 
