@@ -2,6 +2,7 @@
 // the minimum of three timed repetitions (the minimum is the least noisy estimate of what the
 // code can do on a shared machine); a crossover must hold at two consecutive sizes.
 #include <lz/calibrate.hpp>
+#include <lz/kernels/first_use.hpp>
 #include <lz/lz.hpp>
 
 #include <algorithm>
@@ -69,6 +70,27 @@ std::string sweep(std::vector<index_t>& sizes, double too_slow, Point&& point) {
 }
 
 } // namespace
+
+namespace detail {
+double measure_reduce_prefetch_ratio(double budget, int& pairs) {
+  const index_t n = index_t(1) << 22; // 2 x 32 MiB: from memory on every CPU measured so far
+  const vector<double> x = full<double>({n}, 1.25), y = full<double>({n}, 0.5);
+  volatile double sink = 0;
+  auto timed = [&](index_t from) {
+    const kernels::cpu::scoped_prefetch p(from); // this thread only: thresholds() untouched
+    return time_per_call([&] { sink = sink + double(eval(simd, sum(square(x - y)))); }, budget);
+  };
+  std::vector<double> ratio;
+  for (int rep = 0; rep < std::max(pairs, 1); ++rep) {
+    const double on = timed(1), off = timed(0);
+    ratio.push_back(on / off);
+    if (std::min(on, off) > 10 * budget) break; // one pair decides (debug, sanitizers)
+  }
+  pairs = int(ratio.size());
+  std::sort(ratio.begin(), ratio.end());
+  return ratio[ratio.size() / 2];
+}
+} // namespace detail
 
 calibration calibrate(const calibrate_options& opt) {
   calibration c;
@@ -200,30 +222,14 @@ calibration calibrate(const calibrate_options& opt) {
     r += stopped + "\n";
   }
 
-  // 4. Software prefetch in full reductions from memory: W3 (the sum of squared differences)
-  //    over two 32 MiB operands on one thread, with and without. It stays on only where it
-  //    wins by 3% (median of 5 paired measurements): on some cores it adds to the hardware
-  //    prefetcher's misses in flight, on others it only costs issue slots (lz::tuning).
+  // 4. Software prefetch in full reductions from memory: W3 with and without (first_use.hpp).
+  //    It stays on only where it wins by 3% (median of 5 paired measurements): on some cores it
+  //    adds to the hardware prefetcher's misses in flight, on others it only costs issue slots.
   {
-    const index_t n = index_t(1) << 22;
-    const vector<double> x = random<double>({n}, 7), y = random<double>({n}, 8);
-    const tuning saved = thresholds();
-    volatile double sink = 0;
-    auto timed = [&](index_t from) {
-      thresholds().reduce_prefetch = from;
-      return time_per_call([&] { sink = sink + double(eval(simd, sum(square(x - y)))); }, budget);
-    };
-    std::vector<double> ratio;
     int pairs = 5;
-    for (int rep = 0; rep < pairs; ++rep) {
-      const double on = timed(1), off = timed(0);
-      ratio.push_back(on / off);
-      if (std::min(on, off) > too_slow) pairs = 1; // one pair decides
-    }
-    thresholds() = saved;
-    std::sort(ratio.begin(), ratio.end());
-    const double med = ratio[ratio.size() / 2];
-    const index_t from = saved.reduce_prefetch > 0 ? saved.reduce_prefetch.get() : index_t(8) << 20;
+    const double med = detail::measure_reduce_prefetch_ratio(budget, pairs);
+    const index_t now = thresholds().reduce_prefetch;
+    const index_t from = now > 0 ? now : index_t(8) << 20;
     c.measured.reduce_prefetch = med < 0.97 ? from : 0;
     r += med < 0.97 ? fmt("reductions from memory: software prefetch on from %lld bytes",
                           static_cast<long long>(from))

@@ -39,14 +39,18 @@ concept host_policy = requires {
 }
 &&(P::kind != exec_kind::device);
 
+/// A threshold's value meaning "measure it on this machine the first time it matters, and keep the
+/// result" (the per-CPU defaults of a CPU not in lazuli's table; docs/performance.md §3).
+inline constexpr index_t measure_on_first_use = -1;
+
 namespace detail {
 /// Defaults that depend on the CPU, from lazuli's table of measured CPU kinds
-/// (kernels/common/tuning.cpp: each entry names the benchmark and figures that set it). A CPU
-/// not in the table gets its vendor's guess, and lz::info() says so.
+/// (kernels/common/tuning.cpp: each entry names the benchmark and figures that set it). On a CPU
+/// not in the table they are measure_on_first_use, and lz::info() says so.
 struct cpu_defaults {
   std::string cpu;             ///< "GenuineIntel family 6 model 106" (cpuid), or "unknown"
   const char* kind = nullptr;  ///< the table's name for it; null when the CPU is not there
-  index_t reduce_prefetch = 0; ///< tuning::reduce_prefetch's default
+  index_t reduce_prefetch = 0; ///< tuning::reduce_prefetch's default (or measure_on_first_use)
   const char* evidence = "";   ///< the measurement behind the entry (or why it is a guess)
 };
 /// The table's defaults for a CPU (vendor string, family and model as cpuid reports them).
@@ -72,6 +76,12 @@ class setting {
     return *this;
   }
   T get() const noexcept { return __atomic_load_n(&v_, __ATOMIC_RELAXED); }
+  /// Sets v if the value is still `expected` (a first-use result never overwrites a value set
+  /// meanwhile by another thread); true if it did.
+  bool replace(T expected, T v) noexcept {
+    return __atomic_compare_exchange_n(&v_, &expected, v, false, __ATOMIC_RELAXED,
+                                       __ATOMIC_RELAXED);
+  }
   operator T() const noexcept { return get(); }
 
  private:
@@ -111,8 +121,12 @@ struct tuning {
   /// misses in flight on some cores and more than enough on others, so the default depends on
   /// the CPU: it comes from lazuli's table of measured CPU kinds (detail::cpu_defaults_for;
   /// perf/w3_paired, W3 = sum((x - y)^2), n = 1e7, 1 thread): Intel Ice Lake-SP on from 8 MiB
-  /// (as stream_bytes), newer Xeons (5th generation, AMX) and AMD Zen 3 off. A CPU not in the table
-  /// gets its vendor's guess (Intel on, others off); lz::calibrate measures it.
+  /// (as stream_bytes), newer Xeons (5th generation, AMX) and AMD Zen 3 off. On a CPU not in the
+  /// table it is measure_on_first_use (any negative value): the first reduction over at least
+  /// 8 MiB measures it (W3 with and without, as lz::calibrate does: ~0.1-0.2 s, 64 MiB, once)
+  /// or reads it from the per-CPU cache file (LZ_TUNING_CACHE, else $XDG_CACHE_HOME/lazuli,
+  /// else ~/.cache/lazuli; LZ_TUNING_CACHE=off keeps nothing), then sets it here; lz::info says
+  /// which. Smaller reductions meanwhile run without prefetches.
   setting<index_t> reduce_prefetch = detail::default_reduce_prefetch();
   /// Products whose operands BLAS cannot take (non-unit strides both ways, negative strides):
   /// below this many multiply-adds (m·n·k) lazuli's own any-stride kernel runs them without

@@ -24,7 +24,7 @@ std::string info_text(const char* caller_arch, int caller_double_lanes) {
     s += "  cpu: " + c.cpu +
          (c.kind ? std::string(" (") + c.kind + ": in lazuli's table of measured CPUs)"
                  : std::string(" (not in lazuli's table of measured CPUs: per-CPU defaults are "
-                               "guesses; lz::calibrate measures them)")) +
+                               "measured on first use; lz::calibrate measures every threshold)")) +
          "\n";
   }
   s += "  blas: " + kernels::blas::info() + "; core " + kernels::blas::core_origin() + "\n";

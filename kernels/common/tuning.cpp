@@ -1,7 +1,10 @@
 // Thresholds: defaults, the LZ_CONFIG file, save/load, where each value came from (see
 // include/lz/policy.hpp).
 #include <lz/errors.hpp>
+#include <lz/kernels/first_use.hpp>
 #include <lz/policy.hpp>
+
+#include <xsimd/xsimd.hpp>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -10,11 +13,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fstream>
+#include <mutex>
 #include <stdexcept>
 
 namespace lz {
@@ -37,7 +44,7 @@ constexpr field fields[] = {{"parallel_work", &tuning::parallel_work, 0, huge},
                             {"dot_blas", &tuning::dot_blas, 0, huge},
                             {"dot_blas_max", &tuning::dot_blas_max, 0, huge},
                             {"stream_bytes", &tuning::stream_bytes, 0, huge},
-                            {"reduce_prefetch", &tuning::reduce_prefetch, 0, huge}};
+                            {"reduce_prefetch", &tuning::reduce_prefetch, -1, huge}};
 constexpr std::size_t nkeys = std::size(fields) + 1; // + use_syrk
 constexpr std::size_t max_file_bytes = 64 * 1024;
 
@@ -187,7 +194,7 @@ constexpr cpu_entry cpu_table[] = {
 
 struct cpu_signature {
   std::string vendor;
-  unsigned family = 0, model = 0;
+  unsigned family = 0, model = 0, stepping = 0;
 };
 cpu_signature read_cpu() {
   cpu_signature c;
@@ -204,6 +211,7 @@ cpu_signature read_cpu() {
     const unsigned base = (a >> 8) & 0xf;
     c.family = base == 0xf ? base + ((a >> 20) & 0xff) : base;
     c.model = ((a >> 4) & 0xf) | (base == 6 || base == 0xf ? ((a >> 16) & 0xf) << 4 : 0);
+    c.stepping = a & 0xf;
   }
 #endif
   return c;
@@ -222,10 +230,12 @@ cpu_defaults cpu_defaults_for(const std::string& vendor, unsigned family, unsign
       d.evidence = e.evidence;
       return d;
     }
-  // Not measured: the vendor's guess (on for Intel, where the one measured win was).
-  d.reduce_prefetch = vendor == "GenuineIntel" ? mib8 : 0;
-  d.evidence = "not in lazuli's table of measured CPUs: the vendor's guess (lz::calibrate "
-               "measures this machine; save_tuning + LZ_CONFIG keep the result)";
+  // Not measured: measured here on first use (prefetches win on some cores of every vendor and
+  // lose on others, so no vendor-wide guess is right).
+  d.reduce_prefetch = measure_on_first_use;
+  d.evidence = "not in lazuli's table of measured CPUs: measured on this machine by the first "
+               "reduction over 8 MiB and kept per CPU kind in the first-use cache "
+               "(LZ_TUNING_CACHE, else $XDG_CACHE_HOME/lazuli or ~/.cache/lazuli)";
   return d;
 }
 
@@ -238,6 +248,216 @@ const cpu_defaults& this_cpu_defaults() {
 }
 
 index_t default_reduce_prefetch() noexcept { return this_cpu_defaults().reduce_prefetch; }
+
+// ---- First-use measurements (lz/kernels/first_use.hpp) ----
+
+std::string first_use_cache_dir() {
+  if (const char* d = std::getenv("LZ_TUNING_CACHE"); d && *d)
+    return std::strcmp(d, "off") == 0 ? std::string() : std::string(d);
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x == '/') // relative: ignored (XDG)
+    return std::string(x) + "/lazuli";
+  if (const char* h = std::getenv("HOME"); h && *h == '/') return std::string(h) + "/.cache/lazuli";
+  return {};
+}
+
+std::string first_use_cache_file(const std::string& dir, const char* name) {
+  if (dir.empty()) return {};
+  const cpu_signature c = read_cpu();
+  std::string key = std::string(name) + "-" + (c.vendor.empty() ? "unknown" : c.vendor) + "-" +
+                    std::to_string(c.family) + "-" + std::to_string(c.model) + "-" +
+                    std::to_string(c.stepping) + "-" + xsimd::default_arch::name() + "-" +
+                    std::to_string(LZ_VERSION_MAJOR) + "." + std::to_string(LZ_VERSION_MINOR) +
+                    "." + std::to_string(LZ_VERSION_PATCH);
+  for (char& ch : key) // a vendor string is the CPU's to choose: keep the name a plain file name
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '-' && ch != '_')
+      ch = '_';
+  return dir + "/" + key + ".conf";
+}
+
+namespace {
+// Makes `dir` and its missing parents, each with mode 0700 (the XDG rule for cache
+// directories); "" or the reason it could not.
+std::string make_dirs(const std::string& dir) {
+  for (std::size_t at = 1; at <= dir.size(); ++at) {
+    if (at < dir.size() && dir[at] != '/') continue;
+    const std::string part = dir.substr(0, at);
+    if (::mkdir(part.c_str(), 0700) != 0 && errno != EEXIST)
+      return "cannot make " + part + ": " + std::strerror(errno);
+  }
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return dir + " is not a directory";
+  return {};
+}
+
+// Writes `text` to `file` so that a reader sees the old file or the whole new one, never a part:
+// a new temporary beside it (created, never followed through a link: O_EXCL), synced, renamed
+// over it. "" or the reason it could not.
+std::string write_atomically(const std::string& file, const std::string& text) {
+  const std::size_t slash = file.rfind('/');
+  if (slash != std::string::npos && slash > 0)
+    if (std::string why = make_dirs(file.substr(0, slash)); !why.empty()) return why;
+  static std::atomic<unsigned> serial{0}; // threads of one process each their own temporary
+  const std::string tmp = file + ".tmp." + std::to_string(::getpid()) + "." +
+                          std::to_string(serial.fetch_add(1, std::memory_order_relaxed));
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0) return "cannot create " + tmp + ": " + std::strerror(errno);
+  std::size_t done = 0;
+  int err = 0;
+  while (done < text.size()) {
+    const ssize_t w = ::write(fd, text.data() + done, text.size() - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      err = w < 0 ? errno : ENOSPC;
+      break;
+    }
+    done += std::size_t(w);
+  }
+  if (!err && ::fsync(fd) != 0) err = errno;
+  ::close(fd);
+  if (!err && ::rename(tmp.c_str(), file.c_str()) != 0) err = errno;
+  if (err) {
+    ::unlink(tmp.c_str());
+    return "cannot write " + file + ": " + std::strerror(err);
+  }
+  return {};
+}
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  char buf[32] = "at an unknown time";
+  if (::gmtime_r(&t, &tm)) std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M UTC", &tm);
+  return buf;
+}
+
+// The file's value of `name` if it holds exactly that key, in [lo, hi]; throws why not.
+// `measured`: its "# measured: " line, if any.
+index_t read_first_use_file(const std::string& file, const char* name, index_t lo, index_t hi,
+                            std::string& measured) {
+  std::size_t k = 0;
+  while (k < std::size(fields) && std::strcmp(fields[k].key, name) != 0) ++k;
+  if (k == std::size(fields)) throw std::logic_error(std::string("no threshold named ") + name);
+  const std::string text = read_small_regular_file(file);
+  bool in[nkeys]{};
+  const tuning t = parse(file, text, in);
+  for (std::size_t j = 0; j < nkeys; ++j)
+    if (in[j] != (j == k))
+      fail(file, j == k ? std::string("no ") + name + " line"
+                        : std::string("holds other keys than ") + name);
+  const index_t v = t.*(fields[k].member);
+  if (v < lo || v > hi)
+    fail(file, std::string(name) + " = " + std::to_string(v) + " is not a measured value");
+  const std::size_t at = text.find("# measured: ");
+  if (at != std::string::npos) measured = text.substr(at + 12, text.find('\n', at) - at - 12);
+  return v;
+}
+} // namespace
+
+first_use_result first_use(const std::string& file, const char* name, index_t lo, index_t hi,
+                           first_use_measurement (*measure)(void*), void* ctx) {
+  first_use_result r;
+  std::string again; // why a file that exists was not used
+  if (!file.empty()) {
+    struct stat st {};
+    if (::lstat(file.c_str(), &st) == 0) {
+      try {
+        std::string measured;
+        r.value = read_first_use_file(file, name, lo, hi, measured);
+        r.origin = "read from " + file + ", measured " + (measured.empty() ? "?" : measured) +
+                   "; delete the file to measure again";
+        return r;
+      } catch (const std::runtime_error& e) {
+        again = e.what();
+      }
+    }
+  }
+  const first_use_measurement m = measure(ctx);
+  if (m.value < lo || m.value > hi)
+    throw std::logic_error(std::string("first-use measurement of ") + name + " out of range");
+  r.value = m.value;
+  r.measured = true;
+  const std::string when = utc_now();
+  r.origin = "measured on first use, " + when + ": " + m.how;
+  if (file.empty()) {
+    r.origin += "; not kept (no cache directory: LZ_TUNING_CACHE=off, or neither XDG_CACHE_HOME "
+                "nor HOME set)";
+  } else {
+    const cpu_signature c = read_cpu();
+    const std::string text = "# lazuli first-use measurement; delete this file to measure again\n"
+                             "# cpu: " +
+                             c.vendor + " family " + std::to_string(c.family) + " model " +
+                             std::to_string(c.model) + " stepping " + std::to_string(c.stepping) +
+                             ", kernels " + xsimd::default_arch::name() + "\n# measured: " + when +
+                             ": " + m.how + "\n" + name + " = " + std::to_string(m.value) + "\n";
+    const std::string why = write_atomically(file, text);
+    r.origin += why.empty() ? "; kept in " + file : "; not kept: " + why;
+  }
+  if (!again.empty()) r.origin += " (the cache file did not load: " + again + ")";
+  return r;
+}
+
+namespace {
+struct first_use_state {
+  std::mutex m;
+  bool done = false;
+  first_use_result r;
+};
+first_use_state& prefetch_first_use() {
+  static first_use_state s;
+  return s;
+}
+
+first_use_measurement measure_prefetch(void*) {
+  int pairs = 5;
+  const double ratio = measure_reduce_prefetch_ratio(0.004, pairs);
+  first_use_measurement m;
+  m.value = ratio < 0.97 ? mib8 : 0; // on where it wins by 3%, as lz::calibrate decides
+  char buf[200];
+  std::snprintf(buf, sizeof buf,
+                "W3 (sum((x - y)^2), 2 x 32 MiB, 1 thread): time with / without prefetches "
+                "%.3f (median of %d pair%s): %s",
+                ratio, pairs, pairs == 1 ? "" : "s", m.value ? "on from 8 MiB" : "off");
+  m.how = buf;
+  return m;
+}
+
+// The first-use result, if resolved: its origin ("" if not) and value.
+std::string resolved_prefetch(index_t& value) {
+  first_use_state& s = prefetch_first_use();
+  std::lock_guard<std::mutex> g(s.m);
+  value = s.r.value;
+  return s.done ? s.r.origin : std::string();
+}
+} // namespace
+
+index_t resolve_first_use_reduce_prefetch() {
+  first_use_state& s = prefetch_first_use();
+  index_t value = 0;
+  {
+    std::lock_guard<std::mutex> g(s.m);
+    if (!s.done) {
+      try {
+        s.r = first_use(first_use_cache_file(first_use_cache_dir(), "reduce_prefetch"),
+                        "reduce_prefetch", 0, huge, measure_prefetch, nullptr);
+      } catch (const std::exception& e) { // (64 MiB not available): the user's sum goes on
+        s.r = first_use_result{};
+        s.r.origin = std::string("the first-use measurement failed (") + e.what() +
+                     "): prefetches off; the next process tries again";
+      }
+      s.done = true;
+    }
+    value = s.r.value;
+  }
+  setting<index_t>& t = thresholds().reduce_prefetch;
+  for (index_t cur = t.get(); cur < 0; cur = t.get())
+    if (t.replace(cur, value)) break;
+  return value;
+}
+
+std::string first_use_reduce_prefetch_origin() {
+  index_t v = 0;
+  return resolved_prefetch(v);
+}
 
 tuning initial_tuning() {
   origin_t& o = origin();
@@ -276,13 +496,25 @@ std::string tuning_report() {
     s += "; default " + std::to_string(def) + ")\n";
   };
   for (std::size_t k = 0; k < std::size(fields); ++k) {
-    line(fields[k].key, now.*(fields[k].member), o.loaded.*(fields[k].member),
-         defaults.*(fields[k].member), o.in_file[k]);
-    if (fields[k].member == &tuning::reduce_prefetch) { // a per-CPU default: which and why
-      const cpu_defaults& c = this_cpu_defaults();
-      s += std::string("      its default on ") + (c.kind ? c.kind : c.cpu.c_str()) + ": " +
-           c.evidence + "\n";
+    const index_t v = now.*(fields[k].member), at_start = o.loaded.*(fields[k].member);
+    if (fields[k].member != &tuning::reduce_prefetch) {
+      line(fields[k].key, v, at_start, defaults.*(fields[k].member), o.in_file[k]);
+      continue;
     }
+    // A per-CPU default: its value, which CPU and why; a first-use value, where it came from.
+    index_t resolved = 0;
+    const std::string first = resolved_prefetch(resolved);
+    if (!first.empty() && v == resolved)
+      s += "    reduce_prefetch = " + std::to_string(v) + " (" + first + ")\n";
+    else if (v < 0)
+      s += "    reduce_prefetch = " + std::to_string(v) +
+           " (measure_on_first_use: at the first reduction over 8 MiB; first-use cache: " +
+           (first_use_cache_dir().empty() ? std::string("none") : first_use_cache_dir()) + ")\n";
+    else
+      line(fields[k].key, v, at_start, defaults.*(fields[k].member), o.in_file[k]);
+    const cpu_defaults& c = this_cpu_defaults();
+    s += std::string("      its default on ") + (c.kind ? c.kind : c.cpu.c_str()) + ": " +
+         c.evidence + "\n";
   }
   line("use_syrk", now.use_syrk, o.loaded.use_syrk, defaults.use_syrk, o.in_file[nkeys - 1]);
   return s;

@@ -2,6 +2,7 @@
 // Threads evaluate disjoint subtrees; the tree never depends on the thread count.
 #include <lz/kernels/cpu/parallel.hpp>
 #include <lz/kernels/cpu/reduce.hpp>
+#include <lz/kernels/first_use.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -144,12 +145,23 @@ void pairwise_parallel(const Leaf& leaf, const reduce_kernels& k, index_t nblock
 
 // Elements ahead to prefetch in a contiguous reduction of `size` elements over ops[1..count):
 // opt.prefetch_distance once the operands' bytes reach opt.prefetch_bytes, else 0.
+// A negative threshold is lz::measure_on_first_use: resolved (read from the per-CPU cache or
+// measured) by the first reduction large enough to prefetch at all, the 8 MiB every measured
+// CPU kind that prefetches starts from; smaller ones meanwhile run without.
+constexpr index_t no_override = -2;
+thread_local index_t prefetch_override = no_override; // scoped_prefetch
 index_t prefetch_for(const reduce_options& opt, index_t size, const detail::operand* ops,
                      int count) {
-  if (opt.prefetch_bytes <= 0) return 0;
+  index_t from = prefetch_override != no_override ? prefetch_override : opt.prefetch_bytes;
+  if (from == 0) return 0;
   index_t bytes = 0;
   for (int j = 1; j < count; ++j) bytes += size * ops[j].esize;
-  return bytes >= opt.prefetch_bytes ? opt.prefetch_distance : 0;
+  if (from < 0) {
+    if (bytes < (index_t(8) << 20)) return 0;
+    from = lz::detail::resolve_first_use_reduce_prefetch();
+    if (from <= 0) return 0;
+  }
+  return bytes >= from ? opt.prefetch_distance : 0;
 }
 
 int threads_for(const reduce_options& opt, index_t work) {
@@ -322,5 +334,10 @@ void run_reduce_axis(int out_rank, const index_t* out_ext, index_t axis_len, int
     run_items(0, items);
   }
 }
+
+scoped_prefetch::scoped_prefetch(index_t bytes) noexcept : saved_(prefetch_override) {
+  prefetch_override = bytes < 0 ? no_override : bytes;
+}
+scoped_prefetch::~scoped_prefetch() { prefetch_override = saved_; }
 
 } // namespace lz::kernels::cpu

@@ -123,7 +123,7 @@ BOOST_AUTO_TEST_CASE(info_names_the_source_of_every_threshold) {
   BOOST_TEST(has(s, "threads: "), s);
 }
 
-BOOST_AUTO_TEST_CASE(per_cpu_defaults_come_from_the_measured_table_or_say_they_are_guesses) {
+BOOST_AUTO_TEST_CASE(per_cpu_defaults_come_from_the_measured_table_or_are_measured_on_first_use) {
   using lz::detail::cpu_defaults_for;
   const auto ice = cpu_defaults_for("GenuineIntel", 6, 106);
   BOOST_TEST(ice.kind != nullptr);
@@ -138,14 +138,16 @@ BOOST_AUTO_TEST_CASE(per_cpu_defaults_come_from_the_measured_table_or_say_they_a
   const auto zen3 = cpu_defaults_for("AuthenticAMD", 25, 1);
   BOOST_TEST(zen3.kind != nullptr);
   BOOST_TEST(zen3.reduce_prefetch == 0);
-  // Not measured: the vendor's guess, and it says so.
+  // Not measured: measured on that machine at first use (tests/tuning/first_use_test.cpp), and
+  // it says so.
   const auto skylake = cpu_defaults_for("GenuineIntel", 6, 85);
   BOOST_TEST(skylake.kind == nullptr);
-  BOOST_TEST(skylake.reduce_prefetch == lz::index_t(8) << 20);
+  BOOST_TEST(skylake.reduce_prefetch == lz::measure_on_first_use);
   BOOST_TEST(has(skylake.evidence, "not in lazuli's table"));
+  BOOST_TEST(has(skylake.evidence, "first reduction over 8 MiB"));
   const auto zen2 = cpu_defaults_for("AuthenticAMD", 23, 49);
   BOOST_TEST(zen2.kind == nullptr);
-  BOOST_TEST(zen2.reduce_prefetch == 0);
+  BOOST_TEST(zen2.reduce_prefetch == lz::measure_on_first_use);
   BOOST_TEST(cpu_defaults_for("", 0, 0).cpu == "unknown");
   // This machine: the default in force is its row's, and lz::info names the row and the reason.
   const auto& here = lz::detail::this_cpu_defaults();

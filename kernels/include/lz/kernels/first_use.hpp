@@ -1,0 +1,74 @@
+// First-use measurements (kernels/common/tuning.cpp): a per-CPU default that lazuli's table of
+// measured CPU kinds does not know (lz::measure_on_first_use) is measured on this machine the
+// first time it matters and kept in a per-CPU cache file, so that later processes read it. Not
+// part of the umbrella header: the reduction driver, lz::calibrate and the tests use it.
+#pragma once
+
+#include <lz/config.hpp>
+
+#include <string>
+
+namespace lz::detail {
+
+/// The directory first-use results are kept in: LZ_TUNING_CACHE if set ("off": none), else
+/// $XDG_CACHE_HOME/lazuli (an absolute path), else $HOME/.cache/lazuli; "" for none.
+std::string first_use_cache_dir();
+
+/// The file holding `name`'s first-use value for this CPU kind and this build of lazuli, in
+/// `dir` ("" if dir is ""): the key names everything the value depends on, so a value measured
+/// on another CPU, by another version or for another vector width is never read —
+/// `<name>-<vendor>-<family>-<model>-<stepping>-<kernel arch>-<lazuli version>.conf`.
+std::string first_use_cache_file(const std::string& dir, const char* name);
+
+/// A measurement: the value chosen and one line saying what was measured (kept in the file).
+struct first_use_measurement {
+  index_t value = 0;
+  std::string how;
+};
+/// A first use's outcome: the value and where it came from (lz::info prints `origin`).
+struct first_use_result {
+  index_t value = 0;
+  bool measured = false; ///< measured in this call (false: read from the file)
+  std::string origin;
+};
+/// `name`'s value from `file` (save_tuning's format holding only that key, in [lo, hi]);
+/// when there is no such file, or it does not load, measure(ctx) decides and its result is
+/// written to `file` atomically (a temporary in the same directory, then rename; a missing
+/// directory is made with mode 0700). `file` "": measured, nothing kept. Failing to keep the
+/// result is not an error — the value is used and `origin` says why it was not kept; an
+/// exception from measure propagates.
+first_use_result first_use(const std::string& file, const char* name, index_t lo, index_t hi,
+                           first_use_measurement (*measure)(void*), void* ctx);
+
+/// tuning::reduce_prefetch's value on this machine when it is measure_on_first_use: read or
+/// measured once per process (thread-safe; later calls return the same value) and stored into
+/// lz::thresholds() unless a value was set there meanwhile. A measurement that fails (memory)
+/// leaves prefetches off and says why in lz::info.
+index_t resolve_first_use_reduce_prefetch();
+/// The origin of the value resolved above, or "" while none has been.
+std::string first_use_reduce_prefetch_origin();
+
+/// W3 (sum((x - y)^2), two 32 MiB operands, one thread) with and without software prefetches:
+/// the median of up to `pairs` paired timings of (time with) / (time without), each the minimum
+/// of three repetitions of `seconds_per_point` (src/calibrate.cpp; lz::calibrate uses it too).
+/// Stops after one pair when a call alone costs ten budgets (debug and sanitizer builds);
+/// `pairs` is set to the number measured.
+double measure_reduce_prefetch_ratio(double seconds_per_point, int& pairs);
+
+} // namespace lz::detail
+
+namespace lz::kernels::cpu {
+/// For the calling thread only, while alive: reductions prefetch from `bytes` operand bytes on
+/// (0: never), whatever their options say. Measurements use it so that they never change
+/// lz::thresholds() under the user's other threads.
+class scoped_prefetch {
+ public:
+  explicit scoped_prefetch(index_t bytes) noexcept;
+  ~scoped_prefetch();
+  scoped_prefetch(const scoped_prefetch&) = delete;
+  scoped_prefetch& operator=(const scoped_prefetch&) = delete;
+
+ private:
+  index_t saved_;
+};
+} // namespace lz::kernels::cpu
