@@ -23,6 +23,14 @@ BOOST_AUTO_TEST_CASE(calibrate_measures_reports_and_applies_thresholds) {
                   (before.reduce_prefetch > 0 ? before.reduce_prefetch.get() : 8 << 20)));
   BOOST_TEST(c.measured.gemm_copy_flops > 0);
   BOOST_TEST(c.measured.parallel_work > 0);
+  // Streaming stores: the crossover is a destination size of the sweep (1..32 MiB, powers of
+  // two), or the threshold is left as it was when streaming never won.
+  BOOST_TEST(c.report.find("streaming stores") != std::string::npos, c.report);
+  const lz::index_t sb = c.measured.stream_bytes;
+  BOOST_TEST((sb == before.stream_bytes.get() ||
+              (sb >= (1 << 20) && sb <= (32 << 20) && (sb & (sb - 1)) == 0)),
+             sb << "\n"
+                << c.report);
   lz::thresholds() = before;
 }
 
@@ -37,6 +45,7 @@ BOOST_AUTO_TEST_CASE(calibrate_stops_a_sweep_once_one_call_costs_ten_budgets) {
   BOOST_TEST(c.report.find("awkward strides") != std::string::npos, c.report);
   BOOST_TEST(c.report.find("sweep stopped after n=8:") != std::string::npos, c.report);
   BOOST_TEST(c.report.find("sweep stopped after n=1024:") != std::string::npos, c.report);
+  BOOST_TEST(c.report.find("sweep stopped after n=131072:") != std::string::npos, c.report);
   if (lz::num_threads() > 1)
     BOOST_TEST(c.report.find("sweep stopped after n=512:") != std::string::npos, c.report);
   BOOST_TEST(c.measured.gemm_copy_flops > 0);
