@@ -68,6 +68,15 @@ int main() {
   std::printf("transpose(A) * x == A * x (A is symmetric): %s\n",
               double(lz::max(lz::abs(t - s))) < 1e-12 ? "yes" : "no");
 
+  // A sparse x sparse product is a sparse result: one SpGEMM, the scalar folded into it.
+  lz::csr_matrix<double> A2 = 0.5 * A * A;
+  std::cout << lz::explain(A2, 0.5 * A * A);
+  std::printf("A2 = 0.5 * A * A: %td entries (A has %td), A2 * x == 0.5 * A * (A * x): %s\n",
+              A2.nnz(), A.nnz(),
+              double(lz::max(lz::abs(A2 * x - 0.5 * lz::eval(A * lz::eval(A * x))))) < 1e-10
+                  ? "yes"
+                  : "no");
+
   // Elementwise operations need the same pattern: anything else is an error, B untouched.
   const auto D = lz::csr_matrix<double>::from_triplets(n, n, std::vector<int>{0},
                                                        std::vector<int>{1}, std::vector<double>{1});

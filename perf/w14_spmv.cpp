@@ -3,6 +3,7 @@
 //   SpMV  y = A * x   A the 5-point Laplacian of an s × s grid (s² rows, 5 entries a row)
 //   SpMV  y = A * x   A random, s² rows and columns, 10 distinct columns a row (fixed seed)
 //   SpMM  C = A * B   A the Laplacian, B s² × 16 and C s² × 16 row-major
+//   SpGEMM C = A * A  both matrices above (a sparse result)
 //
 // against Eigen's SparseMatrix<double, RowMajor, int> (y.noalias() = A * x, over the same arrays
 // through Eigen::Map), librsb (rsb_spmv / rsb_spmm on its own copy, made from the same CSR
@@ -17,7 +18,8 @@
 //
 //   build/perf/w14_spmv            # s = 1000 (10^6 rows), 21 rounds
 //   build/perf/w14_spmv 500 11     # s, rounds
-//   build/perf/w14_spmv 1000 21 mm # one case only: lap (SpMV Laplacian), rnd (SpMV random), mm
+//   build/perf/w14_spmv 1000 21 mm # one case only: lap (SpMV Laplacian), rnd (SpMV random), mm,
+//                                  # gemm (SpGEMM C = A * A, both matrices, against Eigen)
 #include <support/anchors.hpp>
 #include <support/bench_support.hpp>
 
@@ -361,6 +363,61 @@ void spmm_case(const char* what, const csr_arrays& a, int rounds) {
   }
 }
 
+// SpGEMM C = A * A (a sparse result): lazuli's one dcsrgemm against Eigen's sparse product
+// (conservative: every structural entry kept, as lazuli does), one thread, thread CPU time; then
+// lazuli on 2 threads against 1 (wall time).
+// Each result is checked (same entry count, same sum of |values|) before anything is printed.
+void spgemm_case(const char* what, csr_arrays& a, int rounds) {
+  const auto As = a.operand();
+  lz::csr_matrix<double, int> C;
+  auto lazuli = [&] { C = As * As; };
+  lazuli();
+  const long calls = std::max<long>(1, long(2e6 / double(a.nnz())));
+  std::vector<variant> v;
+  v.push_back({"lazuli C = A * A", lazuli, nullptr, {}, {}});
+#if LZ_HAVE_EIGEN
+  Eigen::Map<const Eigen::SparseMatrix<double, Eigen::RowMajor, int>> Ae(
+      a.rows, a.cols, a.nnz(), a.row_ptr.data(), a.col_idx.data(), a.values.data());
+  Eigen::SparseMatrix<double, Eigen::RowMajor, int> Ce;
+  v.push_back({"Eigen C = A * A", [&] { Ce = Ae * Ae; }, nullptr, {}, {}});
+  v.back().run();
+  double sl = 0, se = 0;
+  for (double x : C.values()) sl += std::abs(x);
+  for (index_t k = 0; k < Ce.nonZeros(); ++k) se += std::abs(Ce.valuePtr()[k]);
+  if (Ce.nonZeros() != C.nnz() || std::abs(sl - se) > 1e-9 * se) {
+    std::fprintf(stderr, "SpGEMM: lazuli and Eigen differ (nnz %td vs %td)\n", C.nnz(),
+                 index_t(Ce.nonZeros()));
+    std::exit(1);
+  }
+#endif
+  lz_perf::use_threads(1);
+  measure(v, rounds, true, calls);
+  std::printf("  %s, C has %td entries; 1 thread (thread CPU time, %ld calls a turn):\n", what,
+              C.nnz(), calls);
+  for (auto& x : v)
+    std::printf("    %-40s %9.3f ms   %s %.3f\n", x.name.c_str(), median(x.ns) / 1e6,
+                &x == &v[0] ? "       " : "/lazuli", median(x.ratio));
+  std::vector<variant> t;
+  t.push_back({"lazuli, 2 threads",
+               [&] {
+                 lz_perf::use_threads(2);
+                 lazuli();
+               },
+               nullptr,
+               {},
+               {}});
+  t.push_back({"lazuli, 1 thread",
+               [&] {
+                 lz_perf::use_threads(1);
+                 lazuli();
+               },
+               nullptr,
+               {},
+               {}});
+  measure(t, rounds, false, calls);
+  std::printf("    lazuli speed-up, 2 threads over 1 (wall time): %.2fx\n", median(t[1].ratio));
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -384,6 +441,11 @@ int main(int argc, char** argv) {
   if (only.empty() || only == "rnd")
     spmv_case("SpMV, random, 10 a row", random_matrix(s * s, 10, 7), rounds);
   if (only.empty() || only == "mm") spmm_case("SpMM, 5-point Laplacian, 16 columns", lap, rounds);
+  if (only.empty() || only == "gemm") {
+    csr_arrays l = lap, r = random_matrix(s * s, 10, 7);
+    spgemm_case("SpGEMM, 5-point Laplacian squared", l, rounds);
+    spgemm_case("SpGEMM, random 10 a row, squared", r, rounds);
+  }
 #if LZ_HAVE_RSB
   rsb_lib_exit(RSB_NULL_EXIT_OPTIONS);
 #endif

@@ -7,6 +7,7 @@
 
 #include <lz/evaluate.hpp>
 #include <lz/expr/sparse.hpp>
+#include <lz/fusion/rules/spgemm.hpp>
 #include <lz/kernels/sparse/csr.hpp>
 #include <lz/ops/reductions.hpp>
 
@@ -142,6 +143,26 @@ class csr_matrix {
     return r;
   }
 
+  /// The product of two sparse operands (`lz::csr_matrix<double> C = A * B;`): one SpGEMM.
+  template <spgemm_expression G>
+  csr_matrix(const G& g) {
+    *this = g;
+  }
+  /// C = α·op(A)·op(B) (A, B sparse): ONE SpGEMM into new arrays (fusion/rules/spgemm.hpp),
+  /// which *this takes once the product has succeeded; `A = A * A` is fine. An error (C's entry
+  /// count past I) leaves *this unchanged.
+  template <spgemm_expression G>
+  csr_matrix& operator=(const G& g) {
+    static_assert(std::is_same_v<typename G::index_type, I>,
+                  "lz::csr_matrix: assigning a sparse product of another index type");
+    static_assert(std::is_same_v<typename G::value_type, T>,
+                  "lz::csr_matrix: assigning a sparse product of another element type");
+    auto r = fusion::run_spgemm<T, I>(g);
+    const index_t nnz = index_t(r.values.size());
+    adopt_arrays(g.shape()[0], g.shape()[1], std::move(r.row_ptr), std::move(r.col_idx),
+                 r.values.data(), nnz);
+    return *this;
+  }
   csr_matrix(const csr_matrix& o) : p_(o.p_), v_(o.v_) {}
   csr_matrix(csr_matrix&&) noexcept = default;
   csr_matrix& operator=(const csr_matrix& o) {
@@ -250,17 +271,9 @@ class csr_matrix {
   // CSR of the transpose of the stored (rows × cols) matrix: counting sort by column, which
   // leaves each new row's columns sorted.
   static csr_matrix transposed_copy(const detail::pattern_ref<I>& pr, const T* vals) {
-    std::vector<I> rp(std::size_t(pr.cols) + 1, I(0)), ci(std::size_t(pr.nnz));
-    std::vector<T> v(std::size_t(pr.nnz));
-    for (index_t k = 0; k < pr.nnz; ++k) ++rp[std::size_t(pr.col_idx[k]) + 1];
-    for (index_t j = 0; j < pr.cols; ++j) rp[std::size_t(j) + 1] += rp[std::size_t(j)];
-    std::vector<I> next(rp.begin(), rp.end() - 1);
-    for (index_t i = 0; i < pr.rows; ++i)
-      for (I k = pr.row_ptr[i]; k < pr.row_ptr[i + 1]; ++k) {
-        const I at = next[std::size_t(pr.col_idx[k])]++;
-        ci[std::size_t(at)] = I(i);
-        v[std::size_t(at)] = vals[k];
-      }
+    std::vector<I> rp, ci;
+    std::vector<T> v;
+    fusion::detail_spgemm::transpose_arrays<T, I>(pr, vals, rp, ci, v);
     csr_matrix m;
     m.adopt_arrays(pr.cols, pr.rows, std::move(rp), std::move(ci), v.data(), pr.nnz);
     return m;
@@ -303,6 +316,13 @@ csr_view<T, I> adopt_csc(index_t rows, index_t cols, index_t nnz, I* col_ptr, I*
   auto v = adopt_csr(cols, rows, nnz, col_ptr, row_idx, values, order);
   v.pattern_ = v.pattern_.transposed();
   return v;
+}
+
+/// The plan of `C = A * B` for sparse A and B (one SpGEMM), as text; nothing runs.
+template <class T, class I, spgemm_expression G>
+std::string explain(csr_matrix<T, I>& dst, const G& g) {
+  (void)dst;
+  return fusion::explain_spgemm(g.shape(), g);
 }
 
 /// A sparse operand as a dense tensor (zeros where nothing is stored).

@@ -13,6 +13,7 @@
 // added to the output in block order: y = ((β·y + s₀) + s₁) + ... whether the blocks ran on one
 // thread (reusing one buffer) or on several.
 #include "../blas/trace.hpp"
+#include "scalars.hpp"
 
 #include <lz/kernels/cpu/parallel.hpp>
 #include <lz/kernels/sparse/csr.hpp>
@@ -28,53 +29,8 @@ namespace lz::kernels::sparse {
 namespace {
 
 using blas::trans;
-using cf = std::complex<float>;
-using cd = std::complex<double>;
+using namespace scalars;
 
-template <class T>
-constexpr bool is_complex_v = !std::is_arithmetic_v<T>;
-
-// ---- names, recording ----------------------------------------------------------------------
-template <class T>
-struct names {
-  static constexpr char mv[] = {blas::type_letter<T>(), 'c', 's', 'r', 'm', 'v', 0};
-  static constexpr char mm[] = {blas::type_letter<T>(), 'c', 's', 'r', 'm', 'm', 0};
-};
-
-double real_part(float v) { return v; }
-double real_part(double v) { return v; }
-double real_part(cf v) { return v.real(); }
-double real_part(cd v) { return v.real(); }
-template <class T>
-std::string value_arg(const char* name, T v) {
-  if constexpr (is_complex_v<T>)
-    return blas::detail::arg(name, cd(v.real(), v.imag()));
-  else
-    return blas::detail::arg(name, static_cast<double>(v));
-}
-template <class T>
-constexpr double madd_flops() {
-  return is_complex_v<T> ? 8.0 : 2.0;
-}
-
-// ---- scalar arithmetic -----------------------------------------------------------------------
-// Complex products written out (no NaN/Inf recovery of the library's operator*, which GCC
-// compiles to a call to __muldc3): what BLAS does.
-template <class T>
-inline T mul(T a, T b) {
-  if constexpr (is_complex_v<T>)
-    return T(a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real());
-  else
-    return a * b;
-}
-template <class T>
-inline T madd(T acc, T a, T b) {
-  if constexpr (is_complex_v<T>)
-    return T(acc.real() + (a.real() * b.real() - a.imag() * b.imag()),
-             acc.imag() + (a.real() * b.imag() + a.imag() * b.real()));
-  else
-    return acc + a * b;
-}
 // A value of A as op reads it.
 template <bool Conj, class T>
 inline T ld(const T* v, index_t k) {

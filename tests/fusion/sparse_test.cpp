@@ -10,6 +10,7 @@
 #include <lz/lz.hpp>
 #include <lz/sparse.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdint>
@@ -311,6 +312,170 @@ BOOST_AUTO_TEST_CASE(a_large_product_is_the_same_on_one_thread_and_on_several) {
   lz::set_num_threads(before);
   BOOST_TEST(double(lz::max(lz::abs(y1 - yp))) == 0.0);
   BOOST_TEST(double(lz::max(lz::abs(t1 - tp))) == 0.0);
+}
+
+// ---- sparse × sparse (SpGEMM) ------------------------------------------------------------------
+
+namespace spgemm_plan_checks {
+using S = lz::csr_matrix<double>;
+using A = const S&;
+using lz::fusion::spgemm_read;
+using lz::fusion::spgemm_read_v;
+static_assert(lz::spgemm_expression<decltype(std::declval<A>() * std::declval<A>())>);
+static_assert(lz::spgemm_expression<decltype(2.0 * (std::declval<A>() * std::declval<A>()))>);
+static_assert(!lz::sparse_expression<decltype(std::declval<A>() * std::declval<A>())>);
+static_assert(spgemm_read_v<decltype(std::declval<A>().view())> == spgemm_read::leaf);
+static_assert(spgemm_read_v<decltype(lz::transpose(std::declval<A>()))> == spgemm_read::leaf);
+static_assert(spgemm_read_v<decltype(2.0 * std::declval<A>())> == spgemm_read::scaled_leaf);
+static_assert(spgemm_read_v<decltype(-std::declval<A>())> == spgemm_read::scaled_leaf);
+static_assert(spgemm_read_v<decltype(lz::abs(std::declval<A>()))> == spgemm_read::values_loop);
+static_assert(spgemm_read_v<decltype(std::declval<A>() + std::declval<A>())> ==
+              spgemm_read::values_loop);
+} // namespace spgemm_plan_checks
+
+// Every row's columns strictly increasing and in range (what csr_order::check accepts).
+template <class T, class I>
+bool valid_csr(const lz::csr_matrix<T, I>& C) {
+  index_t where = -1;
+  return lz::kernels::sparse::check_pattern<I>(C.rows(), C.cols(), C.nnz(), C.row_ptr().data(),
+                                               C.col_idx().data(), true, where) == nullptr;
+}
+
+BOOST_AUTO_TEST_CASE(two_a_b_is_one_spgemm_with_alpha_folded_and_no_copy_of_an_operand) {
+  const auto A = random_sparse<double>(50, 40, 0.1, 61);
+  const auto B = random_sparse<double>(40, 30, 0.1, 62);
+  lz::csr_matrix<double> C;
+  lz_test::recording rec;
+  lz::reset_stats();
+  C = 2 * A * B * 3;
+  BOOST_TEST(rec.summary() == "dcsrgemm ");
+  BOOST_TEST(rec.only().alpha == 6.0);
+  BOOST_TEST(rec.only().m == 50);
+  BOOST_TEST(rec.only().n == 30);
+  BOOST_TEST(rec.only().k == 40);
+  BOOST_TEST(rec.only().lda == A.nnz());
+  BOOST_TEST(rec.only().ldb == B.nnz());
+  BOOST_TEST(lz::stats().temporaries == 0u);
+  BOOST_TEST(lz::stats().allocations == 1u); // the result's values only
+  BOOST_TEST(valid_csr(C));
+  BOOST_TEST(close(lz::to_dense(C), lz::eval(6.0 * lz::to_dense(A) * lz::to_dense(B)), 1e-13));
+  const std::string plan = lz::explain(C, 2 * A * B);
+  BOOST_TEST(plan.find("[rule spgemm]") != std::string::npos, plan);
+  BOOST_TEST(plan.find("A: its scalar folded into α; read in place") != std::string::npos, plan);
+  BOOST_TEST(plan.find("B: read in place") != std::string::npos, plan);
+}
+
+BOOST_AUTO_TEST_CASE(a_transposed_or_computed_operand_is_prepared_once_then_one_spgemm) {
+  const auto A = random_sparse<double>(40, 50, 0.1, 63);
+  const auto B = random_sparse<double>(40, 30, 0.1, 64);
+  lz::csr_matrix<double> C;
+  lz_test::recording rec;
+  C = lz::transpose(A) * lz::abs(B);
+  BOOST_TEST(rec.summary() == "dcsrgemm ");
+  BOOST_TEST(close(lz::to_dense(C),
+                   lz::eval(lz::transpose(lz::to_dense(A)) * lz::abs(lz::to_dense(B))), 1e-13));
+  const std::string plan = lz::explain(C, lz::transpose(A) * lz::abs(B));
+  BOOST_TEST(plan.find("A: stored transposed (CSC): transposed into CSR once, a counting sort of "
+                       "its " +
+                       std::to_string(A.nnz()) + " entries") != std::string::npos,
+             plan);
+  BOOST_TEST(plan.find("B: its values are an expression: one loop writes them into a copy") !=
+                 std::string::npos,
+             plan);
+  // transpose(A) * A: the Gram matrix, symmetric.
+  lz::csr_matrix<double> G = lz::transpose(A) * A;
+  const auto Gd = lz::to_dense(G);
+  BOOST_TEST(close(Gd, lz::eval(lz::transpose(Gd)), 1e-13));
+}
+
+template <class T, class I>
+void spgemm_matches_the_dense_engine(std::uint64_t seed) {
+  std::mt19937_64 g(seed);
+  for (int trial = 0; trial < 8; ++trial) {
+    const index_t m = index_t(g() % 60), k = index_t(1 + g() % 60), n = index_t(g() % 60);
+    const double d = 0.01 + 0.3 * double(g() % 10) / 10;
+    const auto A = random_sparse<T, I>(m, k, d, seed + trial);
+    const auto At = random_sparse<T, I>(k, m, d, seed + 50 + trial);
+    const auto B = random_sparse<T, I>(k, n, d, seed + 100 + trial);
+    const auto Bt = random_sparse<T, I>(n, k, d, seed + 150 + trial);
+    const auto DA = lz::to_dense(A), DAt = lz::to_dense(At), DB = lz::to_dense(B),
+               DBt = lz::to_dense(Bt);
+    const T a = random_value<T>(g);
+    lz::csr_matrix<T, I> C;
+    lz::tensor<T, 2> ref;
+    switch (trial % 4) {
+    case 0:
+      C = A * B;
+      ref = lz::eval(DA * DB);
+      break;
+    case 1:
+      C = a * lz::transpose(At) * B;
+      ref = lz::eval(a * lz::transpose(DAt) * DB);
+      break;
+    case 2:
+      C = (A * lz::transpose(Bt)) * a;
+      ref = lz::eval(a * DA * lz::transpose(DBt));
+      break;
+    default:
+      C = lz::transpose(At) * lz::transpose(Bt);
+      ref = lz::eval(lz::transpose(DAt) * lz::transpose(DBt));
+    }
+    BOOST_TEST(C.rows() == m);
+    BOOST_TEST(C.cols() == n);
+    BOOST_TEST(valid_csr(C), "trial " << trial);
+    BOOST_TEST(close(lz::to_dense(C), ref, tol<T>() * double(1 + k)),
+               "trial " << trial << " m=" << m << " k=" << k << " n=" << n);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(spgemm_matches_the_dense_engine_for_every_type_index_and_transpose) {
+  spgemm_matches_the_dense_engine<double, std::int32_t>(700);
+  spgemm_matches_the_dense_engine<double, std::int64_t>(710);
+  spgemm_matches_the_dense_engine<float, std::int32_t>(720);
+  spgemm_matches_the_dense_engine<cd, std::int64_t>(730);
+  spgemm_matches_the_dense_engine<cf, std::int32_t>(740);
+}
+
+BOOST_AUTO_TEST_CASE(a_large_spgemm_is_the_same_on_one_thread_and_on_several_and_may_alias) {
+  auto A = random_sparse<double>(2000, 2000, 0.004, 65);
+  const int before = lz::num_threads();
+  lz::set_num_threads(1);
+  lz::csr_matrix<double> C1 = A * A;
+  lz::set_num_threads(4);
+  lz::csr_matrix<double> C4 = A * A;
+  lz::set_num_threads(before);
+  BOOST_TEST(C1.nnz() == C4.nnz());
+  BOOST_TEST(std::equal(C1.row_ptr().begin(), C1.row_ptr().end(), C4.row_ptr().begin()));
+  BOOST_TEST(std::equal(C1.col_idx().begin(), C1.col_idx().end(), C4.col_idx().begin()));
+  BOOST_TEST(std::equal(C1.values().begin(), C1.values().end(), C4.values().begin()));
+  const auto D = lz::to_dense(A);
+  A = A * A; // the operands are read before the destination takes the result
+  BOOST_TEST(close(lz::to_dense(A), lz::eval(D * D), 1e-12));
+}
+
+BOOST_AUTO_TEST_CASE(a_spgemm_with_mismatched_shapes_throws_naming_both_and_leaves_c_alone) {
+  const auto A = random_sparse<double>(10, 8, 0.3, 66);
+  const auto B = random_sparse<double>(9, 5, 0.3, 67);
+  lz::csr_matrix<double> C = A;
+  try {
+    C = A * B;
+    BOOST_FAIL("no shape_error");
+  } catch (const lz::shape_error& e) {
+    const std::string w = e.what();
+    BOOST_TEST(w.find("(10,8)") != std::string::npos, w);
+    BOOST_TEST(w.find("(9,5)") != std::string::npos, w);
+  }
+  BOOST_TEST(close(lz::to_dense(C), lz::to_dense(A), 0));
+  // Empty operands: a product with no stored entry, of the right shape.
+  const lz::csr_matrix<double> Z(8, 0), E(0, 7), N(8, 6);
+  lz::csr_matrix<double> P = A * N;
+  BOOST_TEST(P.nnz() == 0);
+  BOOST_TEST(P.rows() == 10);
+  BOOST_TEST(P.cols() == 6);
+  lz::csr_matrix<double> Q = Z * E;
+  BOOST_TEST(Q.rows() == 8);
+  BOOST_TEST(Q.cols() == 7);
+  BOOST_TEST(Q.nnz() == 0);
 }
 
 // ---- construction --------------------------------------------------------------------------

@@ -309,11 +309,63 @@ auto operator*(S&& s, X&& x) {
   return spmul_expr<CS, CX>{detail::sparse_closure(s), make_closure(std::forward<X>(x)), r};
 }
 
-// A sparse × sparse product (SpGEMM) is not built yet.
+/// α·op(A)·op(B) for two sparse operands (built by `A * B`, `transpose(A) * B`, `2 * A * B`): a
+/// sparse result, computed by ONE SpGEMM when assigned to (or used to construct) an
+/// lz::csr_matrix (fusion/include/lz/fusion/rules/spgemm.hpp; docs/sparse.md).
+template <class A, class B>
+struct spgemm_expr {
+  using lz_spgemm = void;
+  static constexpr memory_space lz_space = memory_space::host;
+  static constexpr std::size_t rank = 2;
+  using value_type = typename A::value_type;
+  using index_type = typename A::index_type;
+  A lhs;
+  B rhs;
+  value_type alpha;
+  shape_t<2> shape_;
+
+  const shape_t<2>& shape() const noexcept { return shape_; }
+};
+
+/// A sparse × sparse product (lz::spgemm_expr).
+template <class G>
+concept spgemm_expression = requires {
+  typename std::remove_cvref_t<G>::lz_spgemm;
+};
+
+// op(A)·op(B) for two sparse operands: a sparse result (one SpGEMM when assigned to an
+// lz::csr_matrix; the product's pattern is computed then).
 template <sparse_expression A, sparse_expression B>
-void operator*(A&&, B&&) {
-  static_assert(sizeof(A) == 0, "lz: sparse x sparse products (SpGEMM) are not supported yet: "
-                                "densify one side with lz::to_dense");
+auto operator*(A&& a, B&& b) {
+  detail::check_sparse_lvalue<A>();
+  detail::check_sparse_lvalue<B>();
+  using SA = std::remove_cvref_t<A>;
+  using SB = std::remove_cvref_t<B>;
+  static_assert(std::is_same_v<typename SA::index_type, typename SB::index_type>,
+                "lz: a sparse x sparse product's operands must have the same index type");
+  static_assert(std::is_same_v<value_t<SA>, value_t<SB>>,
+                "lz: a sparse product's operands must have the same element type (convert one "
+                "with lz::cast<T> on its values)");
+  static_assert(space_v<SA> == memory_space::host && space_v<SB> == memory_space::host,
+                "lz: sparse x sparse products (SpGEMM) run on the host only for now: copy the "
+                "operands with lz::to_host (cuSPARSE's SpGEMM is not wired yet)");
+  const auto sa = a.shape();
+  const auto sb = b.shape();
+  if (sa[1] != sb[0]) detail::throw_matmul_inner(sa.data(), sb.data(), 2);
+  using G = spgemm_expr<detail::sparse_closure_t<A>, detail::sparse_closure_t<B>>;
+  return G{detail::sparse_closure(a), detail::sparse_closure(b), typename G::value_type(1),
+           shape_t<2>{sa[0], sb[1]}};
+}
+// c·(A·B), (A·B)·c: the scalar folded into the product's α.
+template <scalar_like C, spgemm_expression G>
+auto operator*(const C& c, G&& g) {
+  std::remove_cvref_t<G> r = g;
+  r.alpha = typename std::remove_cvref_t<G>::value_type(c) * r.alpha;
+  return r;
+}
+template <spgemm_expression G, scalar_like C>
+auto operator*(G&& g, const C& c) {
+  return c * std::forward<G>(g);
 }
 
 } // namespace lz

@@ -40,6 +40,14 @@ template <class V, class I>
 void spmm(blas::trans t, const csr<V, I>& A, index_t k, V alpha, const V* B, index_t rsb,
           index_t csb, V beta, V* C, index_t rsc, index_t csc, bool threads);
 
+/// C = alpha·A·B for two CSR matrices (A.cols == B.rows): C's arrays written into row_ptr
+/// (A.rows + 1), col_idx and values, its columns sorted in each row. The pattern is structural
+/// (an entry whose products cancel is stored as 0). `threads` as for spmv; the result does not
+/// depend on the thread count. Throws lz::layout_error when C's entry count does not fit I.
+template <class V, class I>
+void spgemm(const csr<V, I>& A, const csr<V, I>& B, V alpha, std::vector<I>& row_ptr,
+            std::vector<I>& col_idx, std::vector<V>& values, bool threads);
+
 /// Builds CSR arrays from `count` triplets (r[i], c[i], v[i]): indices checked against rows ×
 /// cols (std::out_of_range naming the triplet), duplicates summed, columns sorted in each row.
 /// Throws lz::layout_error when the entry count does not fit I.

@@ -1,0 +1,171 @@
+// Sparse × sparse products (kernels/include/lz/kernels/sparse/csr.hpp, spgemm): Gustavson's
+// row-by-row algorithm in two passes over A. The first counts each row of C (the union of the
+// columns of the rows of B that row i of A names, through a marker per column), a prefix sum
+// gives row_ptr, the second accumulates each row into a dense accumulator and writes it with its
+// columns sorted. Rows are split over lazuli's threads (kernels::cpu::parallel_for) by the
+// multiply-adds they cost; every row is one fixed computation (A's entries in storage order,
+// each B row in storage order), so the result does not depend on the thread count.
+// Recorded and traced like the other sparse products ("dcsrgemm").
+#include "../blas/trace.hpp"
+#include "scalars.hpp"
+
+#include <lz/kernels/cpu/parallel.hpp>
+#include <lz/kernels/sparse/csr.hpp>
+
+#include <algorithm>
+#include <complex>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace lz::detail {
+[[noreturn]] void throw_index_overflow(const char* call, const char* what, index_t v, int bits);
+} // namespace lz::detail
+
+namespace lz::kernels::sparse {
+namespace {
+
+using namespace scalars;
+
+// Rows [r0, r1) of the product's work prefix `flops` (flops[i] = multiply-adds of rows < i),
+// cut into `parts` ranges of about equal work.
+template <class F>
+void over_parts(const std::vector<index_t>& flops, index_t rows, index_t parts, bool par,
+                F&& body) {
+  const index_t total = flops[std::size_t(rows)] + rows; // (+ rows: empty rows cost something)
+  auto row_at = [&](index_t target) {
+    index_t lo = 0, hi = rows;
+    while (lo < hi) {
+      const index_t mid = lo + (hi - lo) / 2;
+      if (flops[std::size_t(mid)] + mid < target)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    return lo;
+  };
+  auto range = [&](index_t b, index_t e) {
+    for (index_t p = b; p < e; ++p) {
+      const index_t r0 = p == 0 ? 0 : row_at(total * p / parts);
+      const index_t r1 = p + 1 == parts ? rows : row_at(total * (p + 1) / parts);
+      if (r0 < r1) body(r0, r1);
+    }
+  };
+  if (par && parts > 1)
+    cpu::parallel_for(parts, 1, range);
+  else
+    range(0, parts);
+}
+
+} // namespace
+
+template <class V, class I>
+void spgemm(const csr<V, I>& A, const csr<V, I>& B, V alpha, std::vector<I>& row_ptr,
+            std::vector<I>& col_idx, std::vector<V>& values, bool threads) {
+  const index_t m = A.rows, n = B.cols;
+  // Multiply-adds per row of A (the work), as a prefix: the split over threads and the call's
+  // recorded flops.
+  std::vector<index_t> flops(std::size_t(m) + 1, 0);
+  for (index_t i = 0; i < m; ++i) {
+    index_t f = 0;
+    for (index_t p = A.row_ptr[i]; p < A.row_ptr[i + 1]; ++p) {
+      const index_t k = A.col_idx[p];
+      f += index_t(B.row_ptr[k + 1]) - index_t(B.row_ptr[k]);
+    }
+    flops[std::size_t(i) + 1] = flops[std::size_t(i)] + f;
+  }
+  const index_t work = flops[std::size_t(m)];
+  const blas::call c{names<V>::gemm,
+                     blas::order::row_major,
+                     blas::trans::none,
+                     blas::trans::none,
+                     m,
+                     n,
+                     A.cols,
+                     real_part(alpha),
+                     0.0,
+                     A.nnz,
+                     B.nnz,
+                     0};
+  auto describe = [&] {
+    return std::string(names<V>::gemm) + "(" + blas::detail::arg("m", m) + ", " +
+           blas::detail::arg("n", n) + ", " + blas::detail::arg("k", A.cols) + ", " +
+           blas::detail::arg("nnzA", A.nnz) + ", " + blas::detail::arg("nnzB", B.nnz) + ", " +
+           blas::detail::arg("multiply-adds", work) + ")";
+  };
+  blas::detail::run(c, madd_flops<V>() * double(work), false, describe, [&] {
+    const int nt = threads && work >= 32768 ? lz::num_threads() : 1;
+    const index_t parts = std::max<index_t>(1, std::min<index_t>(m, nt));
+    // Pass 1: the entry count of each row of C, through a marker per column of B (the last row
+    // that touched it).
+    std::vector<index_t> count(std::size_t(m) + 1, 0);
+    over_parts(flops, m, parts, nt > 1, [&](index_t r0, index_t r1) {
+      std::vector<index_t> mark(std::size_t(n), -1);
+      for (index_t i = r0; i < r1; ++i) {
+        index_t c_i = 0;
+        for (index_t p = A.row_ptr[i]; p < A.row_ptr[i + 1]; ++p) {
+          const index_t k = A.col_idx[p];
+          for (index_t q = B.row_ptr[k]; q < B.row_ptr[k + 1]; ++q) {
+            const index_t j = B.col_idx[q];
+            if (mark[std::size_t(j)] != i) {
+              mark[std::size_t(j)] = i;
+              ++c_i;
+            }
+          }
+        }
+        count[std::size_t(i) + 1] = c_i;
+      }
+    });
+    for (index_t i = 0; i < m; ++i) count[std::size_t(i) + 1] += count[std::size_t(i)];
+    const index_t nnz = count[std::size_t(m)];
+    if (sizeof(I) < sizeof(index_t) && nnz > index_t(std::numeric_limits<I>::max()))
+      lz::detail::throw_index_overflow("lz::csr_matrix = A * B", "nnz", nnz, int(sizeof(I) * 8));
+    row_ptr.resize(std::size_t(m) + 1);
+    for (index_t i = 0; i <= m; ++i) row_ptr[std::size_t(i)] = I(count[std::size_t(i)]);
+    col_idx.resize(std::size_t(nnz));
+    values.resize(std::size_t(nnz));
+    // Pass 2: each row accumulated densely (A's entries in storage order, each B row in
+    // storage order: one fixed sum per entry), then written with its columns sorted.
+    over_parts(flops, m, parts, nt > 1, [&](index_t r0, index_t r1) {
+      std::vector<index_t> mark(std::size_t(n), -1);
+      std::vector<V> acc(static_cast<std::size_t>(n));
+      for (index_t i = r0; i < r1; ++i) {
+        I* cols = col_idx.data() + count[std::size_t(i)];
+        index_t c_i = 0;
+        for (index_t p = A.row_ptr[i]; p < A.row_ptr[i + 1]; ++p) {
+          const index_t k = A.col_idx[p];
+          const V a = mul(alpha, A.values[p]);
+          for (index_t q = B.row_ptr[k]; q < B.row_ptr[k + 1]; ++q) {
+            const index_t j = B.col_idx[q];
+            if (mark[std::size_t(j)] != i) {
+              mark[std::size_t(j)] = i;
+              acc[std::size_t(j)] = mul(a, B.values[q]);
+              cols[c_i++] = I(j);
+            } else {
+              acc[std::size_t(j)] += mul(a, B.values[q]);
+            }
+          }
+        }
+        std::sort(cols, cols + c_i);
+        V* out = values.data() + count[std::size_t(i)];
+        for (index_t e = 0; e < c_i; ++e) out[e] = acc[std::size_t(cols[e])];
+      }
+    });
+  });
+}
+
+#define LZ_SPGEMM(V, I)                                                                            \
+  template void spgemm<V, I>(const csr<V, I>&, const csr<V, I>&, V, std::vector<I>&,               \
+                             std::vector<I>&, std::vector<V>&, bool);
+#define LZ_SPGEMM_V(V)                                                                             \
+  LZ_SPGEMM(V, std::int32_t)                                                                       \
+  LZ_SPGEMM(V, std::int64_t)
+LZ_SPGEMM_V(float)
+LZ_SPGEMM_V(double)
+LZ_SPGEMM_V(cf)
+LZ_SPGEMM_V(cd)
+#undef LZ_SPGEMM_V
+#undef LZ_SPGEMM
+
+} // namespace lz::kernels::sparse
