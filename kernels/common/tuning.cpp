@@ -260,14 +260,28 @@ std::string first_use_cache_dir() {
   return {};
 }
 
+// A build whose timings say little about an optimized one (unoptimized, or sanitized: this file
+// is compiled like the kernels) keeps its first-use values apart from it.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || !defined(__OPTIMIZE__)
+constexpr const char* build_tag = "-debug";
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+constexpr const char* build_tag = "-debug";
+#else
+constexpr const char* build_tag = "";
+#endif
+#else
+constexpr const char* build_tag = "";
+#endif
+
 std::string first_use_cache_file(const std::string& dir, const char* name) {
   if (dir.empty()) return {};
   const cpu_signature c = read_cpu();
   std::string key = std::string(name) + "-" + (c.vendor.empty() ? "unknown" : c.vendor) + "-" +
                     std::to_string(c.family) + "-" + std::to_string(c.model) + "-" +
-                    std::to_string(c.stepping) + "-" + xsimd::default_arch::name() + "-" +
-                    std::to_string(LZ_VERSION_MAJOR) + "." + std::to_string(LZ_VERSION_MINOR) +
-                    "." + std::to_string(LZ_VERSION_PATCH);
+                    std::to_string(c.stepping) + "-" + xsimd::default_arch::name() + build_tag +
+                    "-" + std::to_string(LZ_VERSION_MAJOR) + "." +
+                    std::to_string(LZ_VERSION_MINOR) + "." + std::to_string(LZ_VERSION_PATCH);
   for (char& ch : key) // a vendor string is the CPU's to choose: keep the name a plain file name
     if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '-' && ch != '_')
       ch = '_';

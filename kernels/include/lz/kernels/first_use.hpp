@@ -17,7 +17,8 @@ std::string first_use_cache_dir();
 /// The file holding `name`'s first-use value for this CPU kind and this build of lazuli, in
 /// `dir` ("" if dir is ""): the key names everything the value depends on, so a value measured
 /// on another CPU, by another version or for another vector width is never read —
-/// `<name>-<vendor>-<family>-<model>-<stepping>-<kernel arch>-<lazuli version>.conf`.
+/// `<name>-<vendor>-<family>-<model>-<stepping>-<kernel arch>[-debug]-<lazuli version>.conf`
+/// (`-debug`: an unoptimized or sanitized build, whose timings never stand for an optimized one).
 std::string first_use_cache_file(const std::string& dir, const char* name);
 
 /// A measurement: the value chosen and one line saying what was measured (kept in the file).
