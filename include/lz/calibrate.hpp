@@ -1,8 +1,8 @@
 // lz::calibrate(): measures this machine's crossovers instead of trusting compile-time
 // constants — single thread vs TBB threads by size and per-element cost, lazuli's own kernel vs
 // copy + BLAS for products with awkward strides, BLAS level 1 vs the fused loop, software
-// prefetch in reductions from memory, streaming stores by destination size — and returns thresholds that can be applied at run time
-// and saved to a file LZ_CONFIG loads.
+// prefetch in reductions from memory, streaming stores by destination size — and returns thresholds
+// that can be applied at run time and saved to a file LZ_CONFIG loads.
 #pragma once
 
 #include <lz/policy.hpp>

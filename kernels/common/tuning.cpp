@@ -520,10 +520,10 @@ std::string tuning_report() {
     const std::string first = resolved_prefetch(resolved);
     if (!first.empty() && v == resolved)
       s += "    reduce_prefetch = " + std::to_string(v) + " (" + first + ")\n";
-    else if (v < 0)
+    else if (const std::string dir = first_use_cache_dir(); v < 0)
       s += "    reduce_prefetch = " + std::to_string(v) +
            " (measure_on_first_use: at the first reduction over 8 MiB; first-use cache: " +
-           (first_use_cache_dir().empty() ? std::string("none") : first_use_cache_dir()) + ")\n";
+           (dir.empty() ? std::string("none") : dir) + ")\n";
     else
       line(fields[k].key, v, at_start, defaults.*(fields[k].member), o.in_file[k]);
     const cpu_defaults& c = this_cpu_defaults();

@@ -13,7 +13,7 @@
 // added to the output in block order: y = ((β·y + s₀) + s₁) + ... whether the blocks ran on one
 // thread (reusing one buffer) or on several.
 #include "../blas/trace.hpp"
-#include "scalars.hpp"
+#include "common.hpp"
 
 #include <lz/kernels/cpu/parallel.hpp>
 #include <lz/kernels/sparse/csr.hpp>
@@ -29,7 +29,7 @@ namespace lz::kernels::sparse {
 namespace {
 
 using blas::trans;
-using namespace scalars;
+using namespace common;
 
 // A value of A as op reads it.
 template <bool Conj, class T>
@@ -67,41 +67,6 @@ constexpr index_t parallel_min_work = 32768;
 // Chunks aim at this much work at least, and at 4 per thread (an uneven second tenant on a
 // core does not leave the other idle at the end).
 constexpr index_t chunk_min_work = 16384;
-
-// First row r with (row_ptr[r] - row_ptr[0]) + r >= target: entries plus rows (an empty row
-// still costs its store), which increases strictly with r.
-template <class I>
-index_t row_at_work(const I* row_ptr, index_t rows, index_t target) {
-  index_t lo = 0, hi = rows;
-  const index_t base = static_cast<index_t>(row_ptr[0]);
-  while (lo < hi) {
-    const index_t mid = lo + (hi - lo) / 2;
-    if (static_cast<index_t>(row_ptr[mid]) - base + mid < target)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
-}
-
-// Runs body(r0, r1) over `parts` consecutive row ranges of about equal entries + rows.
-template <class I, class F>
-void over_row_parts(const I* row_ptr, index_t rows, index_t nnz, index_t parts, bool par,
-                    F&& body) {
-  const index_t total = nnz + rows;
-  auto range = [&](index_t b, index_t e) {
-    for (index_t p = b; p < e; ++p) {
-      const index_t r0 = p == 0 ? 0 : row_at_work(row_ptr, rows, total * p / parts);
-      const index_t r1 =
-          p + 1 == parts ? rows : row_at_work(row_ptr, rows, total * (p + 1) / parts);
-      if (r0 < r1) body(r0, r1);
-    }
-  };
-  if (par && parts > 1)
-    cpu::parallel_for(parts, 1, range);
-  else
-    range(0, parts);
-}
 
 // Runs body(r0, r1) over all rows, split over threads when allowed and worth it; `work` is the
 // call's work in entry units (nnz·k).

@@ -7,7 +7,7 @@
 // each B row in storage order), so the result does not depend on the thread count.
 // Recorded and traced like the other sparse products ("dcsrgemm").
 #include "../blas/trace.hpp"
-#include "scalars.hpp"
+#include "common.hpp"
 
 #include <lz/kernels/cpu/parallel.hpp>
 #include <lz/kernels/sparse/csr.hpp>
@@ -24,48 +24,14 @@ namespace lz::detail {
 } // namespace lz::detail
 
 namespace lz::kernels::sparse {
-namespace {
-
-using namespace scalars;
-
-// Rows [r0, r1) of the product's work prefix `flops` (flops[i] = multiply-adds of rows < i),
-// cut into `parts` ranges of about equal work.
-template <class F>
-void over_parts(const std::vector<index_t>& flops, index_t rows, index_t parts, bool par,
-                F&& body) {
-  const index_t total = flops[std::size_t(rows)] + rows; // (+ rows: empty rows cost something)
-  auto row_at = [&](index_t target) {
-    index_t lo = 0, hi = rows;
-    while (lo < hi) {
-      const index_t mid = lo + (hi - lo) / 2;
-      if (flops[std::size_t(mid)] + mid < target)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-    return lo;
-  };
-  auto range = [&](index_t b, index_t e) {
-    for (index_t p = b; p < e; ++p) {
-      const index_t r0 = p == 0 ? 0 : row_at(total * p / parts);
-      const index_t r1 = p + 1 == parts ? rows : row_at(total * (p + 1) / parts);
-      if (r0 < r1) body(r0, r1);
-    }
-  };
-  if (par && parts > 1)
-    cpu::parallel_for(parts, 1, range);
-  else
-    range(0, parts);
-}
-
-} // namespace
+using namespace common;
 
 template <class V, class I>
 void spgemm(const csr<V, I>& A, const csr<V, I>& B, V alpha, std::vector<I>& row_ptr,
             std::vector<I>& col_idx, std::vector<V>& values, bool threads) {
   const index_t m = A.rows, n = B.cols;
-  // Multiply-adds per row of A (the work), as a prefix: the split over threads and the call's
-  // recorded flops.
+  // Multiply-adds per row of A (the work), as a prefix: the split over threads (read like a
+  // row_ptr by over_row_parts) and the call's recorded flops.
   std::vector<index_t> flops(std::size_t(m) + 1, 0);
   for (index_t i = 0; i < m; ++i) {
     index_t f = 0;
@@ -100,7 +66,7 @@ void spgemm(const csr<V, I>& A, const csr<V, I>& B, V alpha, std::vector<I>& row
     // Pass 1: the entry count of each row of C, through a marker per column of B (the last row
     // that touched it).
     std::vector<index_t> count(std::size_t(m) + 1, 0);
-    over_parts(flops, m, parts, nt > 1, [&](index_t r0, index_t r1) {
+    over_row_parts(flops.data(), m, work, parts, nt > 1, [&](index_t r0, index_t r1) {
       std::vector<index_t> mark(std::size_t(n), -1);
       for (index_t i = r0; i < r1; ++i) {
         index_t c_i = 0;
@@ -127,7 +93,7 @@ void spgemm(const csr<V, I>& A, const csr<V, I>& B, V alpha, std::vector<I>& row
     values.resize(std::size_t(nnz));
     // Pass 2: each row accumulated densely (A's entries in storage order, each B row in
     // storage order: one fixed sum per entry), then written with its columns sorted.
-    over_parts(flops, m, parts, nt > 1, [&](index_t r0, index_t r1) {
+    over_row_parts(flops.data(), m, work, parts, nt > 1, [&](index_t r0, index_t r1) {
       std::vector<index_t> mark(std::size_t(n), -1);
       std::vector<V> acc(static_cast<std::size_t>(n));
       for (index_t i = r0; i < r1; ++i) {

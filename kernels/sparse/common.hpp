@@ -1,16 +1,18 @@
-// The sparse kernels' scalar helpers (kernels/sparse/csr.cpp, spgemm.cpp; internal): routine
-// names for the recorder, recorded arguments, and complex products written out.
+// What the sparse kernels share (kernels/sparse/csr.cpp, spgemm.cpp; internal): routine names
+// for the recorder, recorded arguments, complex products written out, and rows split into
+// ranges of equal work.
 #pragma once
 
 #include "../blas/trace.hpp"
 
 #include <lz/kernels/blas/blas.hpp>
+#include <lz/kernels/cpu/parallel.hpp>
 
 #include <complex>
 #include <string>
 #include <type_traits>
 
-namespace lz::kernels::sparse::scalars {
+namespace lz::kernels::sparse::common {
 
 using cf = std::complex<float>;
 using cd = std::complex<double>;
@@ -61,4 +63,40 @@ inline T madd(T acc, T a, T b) {
     return acc + a * b;
 }
 
-} // namespace lz::kernels::sparse::scalars
+// ---- rows split by work ------------------------------------------------------------------------
+// First row r with (row_ptr[r] - row_ptr[0]) + r >= target: entries plus rows (an empty row
+// still costs its store), which increases strictly with r.
+template <class I>
+index_t row_at_work(const I* row_ptr, index_t rows, index_t target) {
+  index_t lo = 0, hi = rows;
+  const index_t base = static_cast<index_t>(row_ptr[0]);
+  while (lo < hi) {
+    const index_t mid = lo + (hi - lo) / 2;
+    if (static_cast<index_t>(row_ptr[mid]) - base + mid < target)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+// Runs body(r0, r1) over `parts` consecutive row ranges of about equal entries + rows.
+template <class I, class F>
+void over_row_parts(const I* row_ptr, index_t rows, index_t nnz, index_t parts, bool par,
+                    F&& body) {
+  const index_t total = nnz + rows;
+  auto range = [&](index_t b, index_t e) {
+    for (index_t p = b; p < e; ++p) {
+      const index_t r0 = p == 0 ? 0 : row_at_work(row_ptr, rows, total * p / parts);
+      const index_t r1 =
+          p + 1 == parts ? rows : row_at_work(row_ptr, rows, total * (p + 1) / parts);
+      if (r0 < r1) body(r0, r1);
+    }
+  };
+  if (par && parts > 1)
+    cpu::parallel_for(parts, 1, range);
+  else
+    range(0, parts);
+}
+
+} // namespace lz::kernels::sparse::common
