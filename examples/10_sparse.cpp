@@ -1,8 +1,9 @@
 // 10 — sparse matrices: lz::csr_matrix in the same expressions as dense tensors. `y = 2*A*x - 3*y`
 // is ONE sparse matrix-vector product with α = 2 and β = -3 folded (no temporary), a product under
 // a function lands in the destination before one elementwise pass, elementwise operations on a
-// sparse matrix are one loop over its stored values (the pattern shared, not copied), and a
-// transpose is the same arrays read as CSC. docs/sparse.md is the user's page.
+// sparse matrix are one loop over its stored values (the pattern shared, not copied), a transpose
+// is the same arrays read as CSC, and sparse × sparse products and sums have sparse results (one
+// SpGEMM, one merge of two patterns). docs/sparse.md is the user's page.
 //
 // CI runs this example and checks these lines of its output (examples/check_output.cmake):
 // output: A: 900 x 900, 4380 stored entries
@@ -10,7 +11,9 @@
 // output: conjugate gradient: converged, |f - A u| < 1e-8: yes
 // output: B = 2*abs(A): shares A's pattern: yes, sum(B) = 2 * sum(|A|): yes
 // output: transpose(A) * x == A * x (A is symmetric): yes
-// output contains: different patterns
+// output: A + D: 4381 entries (A has 4380), S(0, 899) = 1
+// output contains: 1. spgemm C = α·A·B + β·D
+// output contains: different shapes
 #include <lz/lz.hpp>
 
 #include <cmath>
@@ -77,11 +80,20 @@ int main() {
                   ? "yes"
                   : "no");
 
-  // Elementwise operations need the same pattern: anything else is an error, B untouched.
-  const auto D = lz::csr_matrix<double>::from_triplets(n, n, std::vector<int>{0},
-                                                       std::vector<int>{1}, std::vector<double>{1});
+  // Sparse + sparse: the union of the two patterns (one merge); a product plus a sparse term is
+  // one SpGEMM, each row merged with the term's as it is written.
+  const auto D = lz::csr_matrix<double>::from_triplets(
+      n, n, std::vector<int>{0}, std::vector<int>{n - 1}, std::vector<double>{1});
+  lz::csr_matrix<double> S = A + D;
+  std::printf("A + D: %td entries (A has %td), S(0, %d) = %g\n", S.nnz(), A.nnz(), n - 1,
+              S(0, n - 1));
+  S = A * A - 2 * D;
+  std::cout << lz::explain(S, A * A - 2 * D);
+
+  // Shapes must agree: anything else is an error naming both, S untouched.
+  const lz::csr_matrix<double> W(n, n + 1);
   try {
-    B = A + D;
+    S = A + W;
   } catch (const lz::shape_error& e) {
     std::cout << e.what() << "\n";
   }

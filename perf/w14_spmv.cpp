@@ -4,6 +4,7 @@
 //   SpMV  y = A * x   A random, s² rows and columns, 10 distinct columns a row (fixed seed)
 //   SpMM  C = A * B   A the Laplacian, B s² × 16 and C s² × 16 row-major
 //   SpGEMM C = A * A  both matrices above (a sparse result)
+//   sums   C = A + B, C = A * A + B   A the Laplacian, B the random matrix (different patterns)
 //
 // against Eigen's SparseMatrix<double, RowMajor, int> (y.noalias() = A * x, over the same arrays
 // through Eigen::Map), librsb (rsb_spmv / rsb_spmm on its own copy, made from the same CSR
@@ -19,7 +20,8 @@
 //   build/perf/w14_spmv            # s = 1000 (10^6 rows), 21 rounds
 //   build/perf/w14_spmv 500 11     # s, rounds
 //   build/perf/w14_spmv 1000 21 mm # one case only: lap (SpMV Laplacian), rnd (SpMV random), mm,
-//                                  # gemm (SpGEMM C = A * A, both matrices, against Eigen)
+//                                  # gemm (SpGEMM C = A * A, both matrices, against Eigen),
+//                                  # sum (C = A + B, C = A * A + B, against Eigen)
 #include <support/anchors.hpp>
 #include <support/bench_support.hpp>
 
@@ -363,37 +365,45 @@ void spmm_case(const char* what, const csr_arrays& a, int rounds) {
   }
 }
 
-// SpGEMM C = A * A (a sparse result): lazuli's one dcsrgemm against Eigen's sparse product
-// (conservative: every structural entry kept, as lazuli does), one thread, thread CPU time; then
-// lazuli on 2 threads against 1 (wall time).
-// Each result is checked (same entry count, same sum of |values|) before anything is printed.
-void spgemm_case(const char* what, csr_arrays& a, int rounds) {
-  const auto As = a.operand();
-  lz::csr_matrix<double, int> C;
-  auto lazuli = [&] { C = As * As; };
-  lazuli();
-  const long calls = std::max<long>(1, long(2e6 / double(a.nnz())));
-  std::vector<variant> v;
-  v.push_back({"lazuli C = A * A", lazuli, nullptr, {}, {}});
+// A case with a sparse result (SpGEMM, sparse sums): lazuli's one call against Eigen's
+// expression, and any further lazuli variants, one thread, thread CPU time; then lazuli on 2
+// threads against 1 (wall time). Eigen's result is checked against lazuli's (the same entry
+// count, the same sum of |values|) before anything is printed.
+struct sparse_result {
+  const char* what = "";
+  std::string name;
+  std::function<void()> lazuli;
+  const lz::csr_matrix<double, int>* C = nullptr;
 #if LZ_HAVE_EIGEN
-  Eigen::Map<const Eigen::SparseMatrix<double, Eigen::RowMajor, int>> Ae(
-      a.rows, a.cols, a.nnz(), a.row_ptr.data(), a.col_idx.data(), a.values.data());
-  Eigen::SparseMatrix<double, Eigen::RowMajor, int> Ce;
-  v.push_back({"Eigen C = A * A", [&] { Ce = Ae * Ae; }, nullptr, {}, {}});
-  v.back().run();
+  std::string eigen_name;
+  std::function<void()> eigen;
+  const Eigen::SparseMatrix<double, Eigen::RowMajor, int>* Ce = nullptr;
+#endif
+  std::vector<variant> more;
+};
+
+void sparse_result_case(sparse_result c, int rounds) {
+  c.lazuli();
+  const long calls = std::max<long>(1, long(2e6 / double(c.C->nnz() + 1)));
+  std::vector<variant> v;
+  v.push_back({c.name, c.lazuli, nullptr, {}, {}});
+#if LZ_HAVE_EIGEN
+  v.push_back({c.eigen_name, c.eigen, nullptr, {}, {}});
+  c.eigen();
   double sl = 0, se = 0;
-  for (double x : C.values()) sl += std::abs(x);
-  for (index_t k = 0; k < Ce.nonZeros(); ++k) se += std::abs(Ce.valuePtr()[k]);
-  if (Ce.nonZeros() != C.nnz() || std::abs(sl - se) > 1e-9 * se) {
-    std::fprintf(stderr, "SpGEMM: lazuli and Eigen differ (nnz %td vs %td)\n", C.nnz(),
-                 index_t(Ce.nonZeros()));
+  for (double x : c.C->values()) sl += std::abs(x);
+  for (index_t k = 0; k < c.Ce->nonZeros(); ++k) se += std::abs(c.Ce->valuePtr()[k]);
+  if (c.Ce->nonZeros() != c.C->nnz() || std::abs(sl - se) > 1e-9 * se) {
+    std::fprintf(stderr, "%s: lazuli and Eigen differ (nnz %td vs %td)\n", c.what, c.C->nnz(),
+                 index_t(c.Ce->nonZeros()));
     std::exit(1);
   }
 #endif
+  for (auto& m : c.more) v.push_back(std::move(m));
   lz_perf::use_threads(1);
   measure(v, rounds, true, calls);
-  std::printf("  %s, C has %td entries; 1 thread (thread CPU time, %ld calls a turn):\n", what,
-              C.nnz(), calls);
+  std::printf("  %s, C has %td entries; 1 thread (thread CPU time, %ld calls a turn):\n", c.what,
+              c.C->nnz(), calls);
   for (auto& x : v)
     std::printf("    %-40s %9.3f ms   %s %.3f\n", x.name.c_str(), median(x.ns) / 1e6,
                 &x == &v[0] ? "       " : "/lazuli", median(x.ratio));
@@ -401,7 +411,7 @@ void spgemm_case(const char* what, csr_arrays& a, int rounds) {
   t.push_back({"lazuli, 2 threads",
                [&] {
                  lz_perf::use_threads(2);
-                 lazuli();
+                 c.lazuli();
                },
                nullptr,
                {},
@@ -409,13 +419,79 @@ void spgemm_case(const char* what, csr_arrays& a, int rounds) {
   t.push_back({"lazuli, 1 thread",
                [&] {
                  lz_perf::use_threads(1);
-                 lazuli();
+                 c.lazuli();
                },
                nullptr,
                {},
                {}});
   measure(t, rounds, false, calls);
   std::printf("    lazuli speed-up, 2 threads over 1 (wall time): %.2fx\n", median(t[1].ratio));
+}
+
+#if LZ_HAVE_EIGEN
+using eigen_csr = Eigen::SparseMatrix<double, Eigen::RowMajor, int>;
+Eigen::Map<const eigen_csr> eigen_map(const csr_arrays& a) {
+  return {a.rows, a.cols, a.nnz(), a.row_ptr.data(), a.col_idx.data(), a.values.data()};
+}
+#endif
+
+// SpGEMM C = A * A: one dcsrgemm against Eigen's sparse product (conservative: every
+// structural entry kept, as lazuli does).
+void spgemm_case(const char* what, csr_arrays& a, int rounds) {
+  const auto As = a.operand();
+  lz::csr_matrix<double, int> C;
+  sparse_result c;
+  c.what = what;
+  c.name = "lazuli C = A * A";
+  c.lazuli = [&] { C = As * As; };
+  c.C = &C;
+#if LZ_HAVE_EIGEN
+  const auto Ae = eigen_map(a);
+  eigen_csr Ce;
+  c.eigen_name = "Eigen C = A * A";
+  c.eigen = [&] { Ce = Ae * Ae; };
+  c.Ce = &Ce;
+#endif
+  sparse_result_case(std::move(c), rounds);
+}
+
+// Sparse sums over two different patterns: C = A + B (one dcsrgeam merge) against Eigen's sum,
+// and C = A * A + B (ONE dcsrgemm seeded with B's rows) against Eigen's (the product into a
+// temporary, then the sum) and against lazuli in two steps (T = A * A; C = T + B).
+void sum_case(csr_arrays& a, csr_arrays& b, int rounds) {
+  const auto As = a.operand();
+  const auto Bs = b.operand();
+  lz::csr_matrix<double, int> C, T;
+  sparse_result add, fused;
+  add.what = "Sum C = A + B (Laplacian + random 10 a row)";
+  add.name = "lazuli C = A + B";
+  add.lazuli = [&] { C = As + Bs; };
+  add.C = &C;
+  fused.what = "SpGEMM + sum C = A * A + B (Laplacian, random)";
+  fused.name = "lazuli C = A * A + B";
+  fused.lazuli = [&] { C = As * As + Bs; };
+  fused.C = &C;
+  fused.more.push_back({"lazuli T = A * A; C = T + B",
+                        [&] {
+                          T = As * As;
+                          C = T + Bs;
+                        },
+                        nullptr,
+                        {},
+                        {}});
+#if LZ_HAVE_EIGEN
+  const auto Ae = eigen_map(a);
+  const auto Be = eigen_map(b);
+  eigen_csr Ce;
+  add.eigen_name = "Eigen C = A + B";
+  add.eigen = [&] { Ce = Ae + Be; };
+  add.Ce = &Ce;
+  fused.eigen_name = "Eigen C = A * A + B";
+  fused.eigen = [&] { Ce = eigen_csr(Ae * Ae) + Be; }; // (the product into a temporary)
+  fused.Ce = &Ce;
+#endif
+  sparse_result_case(std::move(add), rounds);
+  sparse_result_case(std::move(fused), rounds);
 }
 
 } // namespace
@@ -445,6 +521,10 @@ int main(int argc, char** argv) {
     csr_arrays l = lap, r = random_matrix(s * s, 10, 7);
     spgemm_case("SpGEMM, 5-point Laplacian squared", l, rounds);
     spgemm_case("SpGEMM, random 10 a row, squared", r, rounds);
+  }
+  if (only.empty() || only == "sum") {
+    csr_arrays l = lap, r = random_matrix(s * s, 10, 7);
+    sum_case(l, r, rounds);
   }
 #if LZ_HAVE_RSB
   rsb_lib_exit(RSB_NULL_EXIT_OPTIONS);

@@ -2,12 +2,13 @@
 // indices int32 or int64), adopted CSR / CSC arrays (lz::adopt_csr, lz::adopt_csc: zero-copy),
 // and the same expressions as dense matrices: `y = 2*A*x - 3*y` is one SpMV with α and β folded,
 // `C = transpose(A)*B + C` one SpMM, `B = 2*abs(A)` one loop over the values (the pattern shared,
-// not copied), `lz::sum(A)` a reduction over the values. docs/sparse.md is the user's page.
+// not copied), `C = A + B` one merge of the two patterns, `C = A * B` one SpGEMM, `lz::sum(A)` a
+// reduction over the values. docs/sparse.md is the user's page.
 #pragma once
 
 #include <lz/evaluate.hpp>
 #include <lz/expr/sparse.hpp>
-#include <lz/fusion/rules/spgemm.hpp>
+#include <lz/fusion/rules/sparse_sum.hpp>
 #include <lz/kernels/sparse/csr.hpp>
 #include <lz/ops/reductions.hpp>
 
@@ -143,25 +144,37 @@ class csr_matrix {
     return r;
   }
 
-  /// The product of two sparse operands (`lz::csr_matrix<double> C = A * B;`): one SpGEMM.
-  template <spgemm_expression G>
-  csr_matrix(const G& g) {
-    *this = g;
-  }
+  /// A sparse product or sum (`lz::csr_matrix<double> C = A * B;`, `= A + B`): see operator=.
+  template <class G>
+  requires spgemm_expression<G> || sparse_sum_expression<G> csr_matrix(const G& g) { *this = g; }
   /// C = α·op(A)·op(B) (A, B sparse): ONE SpGEMM into new arrays (fusion/rules/spgemm.hpp),
   /// which *this takes once the product has succeeded; `A = A * A` is fine. An error (C's entry
   /// count past I) leaves *this unchanged.
   template <spgemm_expression G>
   csr_matrix& operator=(const G& g) {
-    static_assert(std::is_same_v<typename G::index_type, I>,
-                  "lz::csr_matrix: assigning a sparse product of another index type");
-    static_assert(std::is_same_v<typename G::value_type, T>,
-                  "lz::csr_matrix: assigning a sparse product of another element type");
-    auto r = fusion::run_spgemm<T, I>(g);
-    const index_t nnz = index_t(r.values.size());
-    adopt_arrays(g.shape()[0], g.shape()[1], std::move(r.row_ptr), std::move(r.col_idx),
-                 r.values.data(), nnz);
-    return *this;
+    check_result_type<G>();
+    return take(fusion::run_spgemm<T, I>(g), g.shape());
+  }
+  /// C = α·L + β·R (sparse terms): the union of the patterns (fusion/rules/sparse_sum.hpp). Two
+  /// operands with the same pattern: ONE loop over the values, C taking that pattern as
+  /// operator=(sparse_expression) does (in place when C holds it already); a product term: ONE
+  /// SpGEMM merged with the other term; else ONE merge into new arrays, which *this takes once
+  /// the call has succeeded (`A = A + B` is fine; an error leaves *this unchanged).
+  template <sparse_sum_expression G>
+  csr_matrix& operator=(const G& g) {
+    check_result_type<G>();
+    if constexpr (fusion::sparse_sum_plan_v<G> == fusion::sparse_sum_plan::values_or_merge) {
+      if (fusion::sparse_sum_same_pattern(g)) {
+        const auto l = g.lhs.values_expr();
+        const auto r = g.rhs.values_expr();
+        if (g.alpha == T(1) && g.beta == T(1))
+          return *this = detail::make_sparse_values(g.lhs, l + r);
+        if (g.alpha == T(1) && g.beta == T(-1))
+          return *this = detail::make_sparse_values(g.lhs, l - r);
+        return *this = detail::make_sparse_values(g.lhs, g.alpha * l + g.beta * r);
+      }
+    }
+    return take(fusion::run_sparse_sum<T, I>(g), g.shape());
   }
   csr_matrix(const csr_matrix& o) : p_(o.p_), v_(o.v_) {}
   csr_matrix(csr_matrix&&) noexcept = default;
@@ -242,6 +255,29 @@ class csr_matrix {
   }
 
  private:
+  template <class G>
+  static constexpr void check_result_type() {
+    static_assert(std::is_same_v<typename G::index_type, I>,
+                  "lz::csr_matrix: assigning a sparse product or sum of another index type");
+    static_assert(std::is_same_v<typename G::value_type, T>,
+                  "lz::csr_matrix: assigning a sparse product or sum of another element type");
+  }
+  // Takes a product's or sum's arrays: the pattern's vectors and the values' tensor, moved.
+  csr_matrix& take(fusion::spgemm_result<T, I>&& r, const shape_t<2>& shape) {
+    auto p = std::make_shared<pattern_t>();
+    p->rows = shape[0];
+    p->cols = shape[1];
+    p->nnz = index_t(r.col_idx.size());
+    p->own_row_ptr = std::move(r.row_ptr);
+    p->own_col_idx = std::move(r.col_idx);
+    p->row_ptr = p->own_row_ptr.data();
+    p->col_idx = p->own_col_idx.data();
+    if (r.values.size() != p->nnz) // (a 0-entry result never asked the kernel for values)
+      r.values = tensor<T, 1>(shape_t<1>{p->nnz}, uninitialized);
+    p_ = std::move(p);
+    v_ = std::move(r.values);
+    return *this;
+  }
   void adopt_arrays(index_t rows, index_t cols, std::vector<I> rp, std::vector<I> ci, const T* vals,
                     index_t nnz) {
     auto p = std::make_shared<pattern_t>();
@@ -325,6 +361,19 @@ std::string explain(csr_matrix<T, I>& dst, const G& g) {
   return fusion::explain_spgemm(g.shape(), g);
 }
 
+/// The plan of `C = A + B` for sparse terms A and B (one merge, one values loop, or one SpGEMM
+/// with an addend), as text; nothing runs.
+template <class T, class I, sparse_sum_expression G>
+std::string explain(csr_matrix<T, I>& dst, const G& g) {
+  (void)dst;
+  return fusion::explain_sparse_sum(g.shape(), g);
+}
+
+namespace detail {
+template <class G>
+using sparse_result_t = csr_matrix<typename G::value_type, typename G::index_type>;
+} // namespace detail
+
 /// A sparse operand as a dense tensor (zeros where nothing is stored).
 template <sparse_expression S>
 tensor<value_t<S>, 2> to_dense(const S& s) {
@@ -354,6 +403,29 @@ template <sparse_expression S>
 auto norm2(S&& s) {
   detail::check_sparse_lvalue<S>();
   return lz::norm2(s.values_expr());
+}
+
+/// A sparse sum or product as a dense tensor (computed as a csr_matrix first).
+template <class G>
+requires spgemm_expression<G> || sparse_sum_expression<G>
+auto to_dense(const G& g) {
+  const detail::sparse_result_t<G> c = g;
+  return to_dense(c);
+}
+// Sum of a sparse sum's or product's entries: computed as a csr_matrix first, so the value
+// itself (not a lazy reduction) is returned.
+template <class G>
+requires spgemm_expression<G> || sparse_sum_expression<G>
+auto sum(const G& g) {
+  const detail::sparse_result_t<G> c = g;
+  return lz::eval(lz::sum(c));
+}
+// Frobenius norm of a sparse sum or product: computed as a csr_matrix first (the value returned).
+template <class G>
+requires spgemm_expression<G> || sparse_sum_expression<G>
+auto norm2(const G& g) {
+  const detail::sparse_result_t<G> c = g;
+  return lz::eval(lz::norm2(c));
 }
 
 } // namespace lz

@@ -132,6 +132,11 @@ void throw_sparse_pattern(const char* op, const index_t* a, const index_t* b) {
                     "the same stored entries)");
 }
 
+void throw_sparse_shapes(const char* op, const index_t* a, const index_t* b) {
+  throw shape_error(std::string("lz: sparse ") + op + ": the operands have different shapes, " +
+                    dims_text(a, 2) + " and " + dims_text(b, 2));
+}
+
 void throw_bad_pattern(const char* call, const char* what, index_t row) {
   throw layout_error(std::string(call) + ": invalid CSR arrays: " + what +
                      (row >= 0 ? " (row " + std::to_string(row) + ")" : std::string()));

@@ -1,4 +1,5 @@
-// What the sparse kernels share (kernels/sparse/csr.cpp, spgemm.cpp; internal): routine names
+// What the sparse kernels share (kernels/sparse/csr.cpp, spgemm.cpp, add.cpp;
+// internal): routine names
 // for the recorder, recorded arguments, complex products written out, and rows split into
 // ranges of equal work.
 #pragma once
@@ -26,6 +27,7 @@ struct names {
   static constexpr char mv[] = {blas::type_letter<T>(), 'c', 's', 'r', 'm', 'v', 0};
   static constexpr char mm[] = {blas::type_letter<T>(), 'c', 's', 'r', 'm', 'm', 0};
   static constexpr char gemm[] = {blas::type_letter<T>(), 'c', 's', 'r', 'g', 'e', 'm', 'm', 0};
+  static constexpr char geam[] = {blas::type_letter<T>(), 'c', 's', 'r', 'g', 'e', 'a', 'm', 0};
 };
 
 inline double real_part(float v) { return v; }

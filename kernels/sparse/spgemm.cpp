@@ -1,11 +1,13 @@
 // Sparse × sparse products (kernels/include/lz/kernels/sparse/csr.hpp, spgemm): Gustavson's
 // row-by-row algorithm in two passes over A. The first counts each row of C (the union of the
-// columns of the rows of B that row i of A names, through a marker per column), a prefix sum
-// gives row_ptr, the second accumulates each row into a dense accumulator and writes it with its
-// columns sorted. Rows are split over lazuli's threads (kernels::cpu::parallel_for) by the
-// multiply-adds they cost; every row is one fixed computation (A's entries in storage order,
-// each B row in storage order), so the result does not depend on the thread count.
-// Recorded and traced like the other sparse products ("dcsrgemm").
+// columns of the rows of B that row i of A names, through a marker per column, and of D's row i
+// when there is an addend D), a prefix sum gives row_ptr, the second accumulates each row into a
+// dense accumulator and writes it with its columns sorted (merged with beta·D's sorted row). Rows
+// are split over lazuli's threads (kernels::cpu::parallel_for) by the multiply-adds they cost;
+// every row is one fixed computation (A's entries in storage order, each B row in storage order),
+// so the result does not depend on the thread count. Recorded and traced like the other sparse
+// products
+// ("dcsrgemm").
 #include "../blas/trace.hpp"
 #include "common.hpp"
 
@@ -27,8 +29,9 @@ namespace lz::kernels::sparse {
 using namespace common;
 
 template <class V, class I>
-void spgemm(const csr<V, I>& A, const csr<V, I>& B, V alpha, std::vector<I>& row_ptr,
-            std::vector<I>& col_idx, std::vector<V>& values, bool threads) {
+void spgemm(const csr<V, I>& A, const csr<V, I>& B, V alpha, const csr<V, I>* D, V beta,
+            std::vector<I>& row_ptr, std::vector<I>& col_idx, value_buffer<V> out_values,
+            bool threads) {
   const index_t m = A.rows, n = B.cols;
   // Multiply-adds per row of A (the work), as a prefix: the split over threads (read like a
   // row_ptr by over_row_parts) and the call's recorded flops.
@@ -39,6 +42,7 @@ void spgemm(const csr<V, I>& A, const csr<V, I>& B, V alpha, std::vector<I>& row
       const index_t k = A.col_idx[p];
       f += index_t(B.row_ptr[k + 1]) - index_t(B.row_ptr[k]);
     }
+    if (D) f += index_t(D->row_ptr[i + 1]) - index_t(D->row_ptr[i]);
     flops[std::size_t(i) + 1] = flops[std::size_t(i)] + f;
   }
   const index_t work = flops[std::size_t(m)];
@@ -50,21 +54,23 @@ void spgemm(const csr<V, I>& A, const csr<V, I>& B, V alpha, std::vector<I>& row
                      n,
                      A.cols,
                      real_part(alpha),
-                     0.0,
+                     D ? real_part(beta) : 0.0,
                      A.nnz,
                      B.nnz,
-                     0};
+                     D ? D->nnz : 0};
   auto describe = [&] {
     return std::string(names<V>::gemm) + "(" + blas::detail::arg("m", m) + ", " +
            blas::detail::arg("n", n) + ", " + blas::detail::arg("k", A.cols) + ", " +
            blas::detail::arg("nnzA", A.nnz) + ", " + blas::detail::arg("nnzB", B.nnz) + ", " +
+           (D ? value_arg("beta", beta) + ", " + blas::detail::arg("nnzD", D->nnz) + ", "
+              : std::string()) +
            blas::detail::arg("multiply-adds", work) + ")";
   };
   blas::detail::run(c, madd_flops<V>() * double(work), false, describe, [&] {
     const int nt = threads && work >= 32768 ? lz::num_threads() : 1;
     const index_t parts = std::max<index_t>(1, std::min<index_t>(m, nt));
     // Pass 1: the entry count of each row of C, through a marker per column of B (the last row
-    // that touched it).
+    // that touched it); then D's columns the products did not reach.
     std::vector<index_t> count(std::size_t(m) + 1, 0);
     over_row_parts(flops.data(), m, work, parts, nt > 1, [&](index_t r0, index_t r1) {
       std::vector<index_t> mark(std::size_t(n), -1);
@@ -80,24 +86,31 @@ void spgemm(const csr<V, I>& A, const csr<V, I>& B, V alpha, std::vector<I>& row
             }
           }
         }
+        if (D)
+          for (index_t q = D->row_ptr[i]; q < D->row_ptr[i + 1]; ++q)
+            c_i += mark[std::size_t(D->col_idx[q])] != i;
         count[std::size_t(i) + 1] = c_i;
       }
     });
     for (index_t i = 0; i < m; ++i) count[std::size_t(i) + 1] += count[std::size_t(i)];
     const index_t nnz = count[std::size_t(m)];
     if (sizeof(I) < sizeof(index_t) && nnz > index_t(std::numeric_limits<I>::max()))
-      lz::detail::throw_index_overflow("lz::csr_matrix = A * B", "nnz", nnz, int(sizeof(I) * 8));
+      lz::detail::throw_index_overflow(D ? "lz::csr_matrix = A * B + D" : "lz::csr_matrix = A * B",
+                                       "nnz", nnz, int(sizeof(I) * 8));
     row_ptr.resize(std::size_t(m) + 1);
     for (index_t i = 0; i <= m; ++i) row_ptr[std::size_t(i)] = I(count[std::size_t(i)]);
     col_idx.resize(std::size_t(nnz));
-    values.resize(std::size_t(nnz));
-    // Pass 2: each row accumulated densely (A's entries in storage order, each B row in
-    // storage order: one fixed sum per entry), then written with its columns sorted.
+    V* const values = out_values.get(out_values.ctx, nnz);
+    // Pass 2: each row's products accumulated densely (A's entries in storage order, each B row
+    // in storage order: one fixed sum per entry), their columns sorted, then written — merged
+    // with beta·D's row when there is one (from the back, in place: the products' columns sit at
+    // the front of the row's slots).
     over_row_parts(flops.data(), m, work, parts, nt > 1, [&](index_t r0, index_t r1) {
       std::vector<index_t> mark(std::size_t(n), -1);
       std::vector<V> acc(static_cast<std::size_t>(n));
       for (index_t i = r0; i < r1; ++i) {
         I* cols = col_idx.data() + count[std::size_t(i)];
+        V* out = values + count[std::size_t(i)];
         index_t c_i = 0;
         for (index_t p = A.row_ptr[i]; p < A.row_ptr[i + 1]; ++p) {
           const index_t k = A.col_idx[p];
@@ -114,16 +127,39 @@ void spgemm(const csr<V, I>& A, const csr<V, I>& B, V alpha, std::vector<I>& row
           }
         }
         std::sort(cols, cols + c_i);
-        V* out = values.data() + count[std::size_t(i)];
-        for (index_t e = 0; e < c_i; ++e) out[e] = acc[std::size_t(cols[e])];
+        if (!D) {
+          for (index_t e = 0; e < c_i; ++e) out[e] = acc[std::size_t(cols[e])];
+          continue;
+        }
+        const auto d = [&](index_t q) {
+          return beta == V(1) ? D->values[q] : mul(beta, D->values[q]);
+        };
+        index_t pp = c_i, qq = D->row_ptr[i + 1];
+        const index_t q0 = D->row_ptr[i];
+        for (index_t e = count[std::size_t(i) + 1] - count[std::size_t(i)]; e-- > 0;) {
+          const index_t jp = pp > 0 ? index_t(cols[pp - 1]) : -1;
+          const index_t jd = qq > q0 ? index_t(D->col_idx[qq - 1]) : -1;
+          if (jp > jd) {
+            out[e] = acc[std::size_t(jp)];
+            cols[e] = I(jp);
+            --pp;
+          } else if (jd > jp) {
+            out[e] = d(--qq);
+            cols[e] = I(jd);
+          } else {
+            out[e] = acc[std::size_t(jp)] + d(--qq);
+            cols[e] = I(jp);
+            --pp;
+          }
+        }
       }
     });
   });
 }
 
 #define LZ_SPGEMM(V, I)                                                                            \
-  template void spgemm<V, I>(const csr<V, I>&, const csr<V, I>&, V, std::vector<I>&,               \
-                             std::vector<I>&, std::vector<V>&, bool);
+  template void spgemm<V, I>(const csr<V, I>&, const csr<V, I>&, V, const csr<V, I>*, V,           \
+                             std::vector<I>&, std::vector<I>&, value_buffer<V>, bool);
 #define LZ_SPGEMM_V(V)                                                                             \
   LZ_SPGEMM(V, std::int32_t)                                                                       \
   LZ_SPGEMM(V, std::int64_t)

@@ -1,8 +1,8 @@
-// Sparse rules (fusion/rules/spmv.hpp, spmm.hpp, fusion/sparse.hpp) and lz::csr_matrix
-// (include/lz/sparse.hpp): the plan chosen (compile time), the sparse calls and temporaries
-// (recording backend, lz::stats), and the numbers against the dense engine on random patterns,
-// shapes, layouts and values with fixed seeds; bad inputs throw and leave the destination as it
-// was.
+// Sparse rules (fusion/rules/spmv.hpp, spmm.hpp, spgemm.hpp, sparse_sum.hpp, fusion/sparse.hpp) and
+// lz::csr_matrix (include/lz/sparse.hpp): the plan chosen (compile time), the sparse calls and
+// temporaries (recording backend, lz::stats), and the numbers against the dense engine on random
+// patterns, shapes, layouts and values with fixed seeds; bad inputs throw and leave the destination
+// as it was.
 #include <boost/test/unit_test.hpp>
 
 #include <support/recording.hpp>
@@ -330,7 +330,9 @@ static_assert(spgemm_read_v<decltype(2.0 * std::declval<A>())> == spgemm_read::s
 static_assert(spgemm_read_v<decltype(-std::declval<A>())> == spgemm_read::scaled_leaf);
 static_assert(spgemm_read_v<decltype(lz::abs(std::declval<A>()))> == spgemm_read::values_loop);
 static_assert(spgemm_read_v<decltype(std::declval<A>() + std::declval<A>())> ==
-              spgemm_read::values_loop);
+              spgemm_read::computed);
+static_assert(spgemm_read_v<decltype(std::declval<A>() * std::declval<A>())> ==
+              spgemm_read::computed);
 } // namespace spgemm_plan_checks
 
 // Every row's columns strictly increasing and in range (what csr_order::check accepts).
@@ -478,6 +480,269 @@ BOOST_AUTO_TEST_CASE(a_spgemm_with_mismatched_shapes_throws_naming_both_and_leav
   BOOST_TEST(Q.nnz() == 0);
 }
 
+// ---- sparse + sparse (rule sparse_sum) -------------------------------------------------------
+
+namespace sparse_sum_plan_checks {
+using S = lz::csr_matrix<double>;
+using A = const S&;
+using lz::fusion::sparse_sum_plan;
+using lz::fusion::sparse_sum_plan_v;
+template <class E>
+constexpr sparse_sum_plan plan = sparse_sum_plan_v<std::remove_cvref_t<E>>;
+static_assert(lz::sparse_sum_expression<decltype(std::declval<A>() + std::declval<A>())>);
+static_assert(!lz::sparse_expression<decltype(std::declval<A>() + std::declval<A>())>);
+static_assert(lz::sparse_sum_expression<decltype(2.0 * (std::declval<A>() - std::declval<A>()))>);
+static_assert(plan<decltype(std::declval<A>() + std::declval<A>())> ==
+              sparse_sum_plan::values_or_merge);
+static_assert(plan<decltype(2.0 * std::declval<A>() - lz::transpose(std::declval<A>()))> ==
+              sparse_sum_plan::values_or_merge);
+static_assert(plan<decltype(std::declval<A>() * std::declval<A>() + std::declval<A>())> ==
+              sparse_sum_plan::spgemm_addend);
+static_assert(plan<decltype(std::declval<A>() - 2.0 * (std::declval<A>() * std::declval<A>()))> ==
+              sparse_sum_plan::spgemm_addend);
+static_assert(plan<decltype((std::declval<A>() + std::declval<A>()) + std::declval<A>())> ==
+              sparse_sum_plan::merge);
+// A sum or a product times a dense operand: distributed / associated into dense product terms.
+static_assert(lz::expression<decltype((std::declval<A>() + std::declval<A>()) *
+                                      std::declval<const lz::vector<double>&>())>);
+static_assert(lz::expression<decltype(std::declval<A>() * std::declval<A>() *
+                                      std::declval<const lz::vector<double>&>())>);
+} // namespace sparse_sum_plan_checks
+
+BOOST_AUTO_TEST_CASE(a_sum_of_different_patterns_is_one_csrgeam_with_alpha_and_beta_folded) {
+  const auto A = random_sparse<double>(50, 40, 0.1, 81);
+  const auto B = random_sparse<double>(50, 40, 0.1, 82);
+  lz::csr_matrix<double> C;
+  lz_test::recording rec;
+  lz::reset_stats();
+  C = 2 * A - B / 4;
+  BOOST_TEST(rec.summary() == "dcsrgeam ");
+  BOOST_TEST(rec.only().alpha == 2.0);
+  BOOST_TEST(rec.only().beta == -0.25);
+  BOOST_TEST(rec.only().m == 50);
+  BOOST_TEST(rec.only().n == 40);
+  BOOST_TEST(rec.only().lda == A.nnz());
+  BOOST_TEST(rec.only().ldb == B.nnz());
+  BOOST_TEST(lz::stats().temporaries == 0u);
+  BOOST_TEST(lz::stats().allocations == 1u); // the result's values only
+  BOOST_TEST(valid_csr(C));
+  BOOST_TEST(close(lz::to_dense(C), lz::eval(2.0 * lz::to_dense(A) - lz::to_dense(B) / 4), 1e-15));
+  // The union: every entry of either operand is stored, and no other.
+  index_t both = 0;
+  for (index_t i = 0; i < 50; ++i)
+    for (index_t j = 0; j < 40; ++j) {
+      const auto in = [&](const lz::csr_matrix<double>& M) {
+        const auto c = M.col_idx();
+        return std::binary_search(c.begin() + M.row_ptr()[std::size_t(i)],
+                                  c.begin() + M.row_ptr()[std::size_t(i) + 1], int(j));
+      };
+      BOOST_TEST(in(C) == (in(A) || in(B)));
+      both += in(A) && in(B);
+    }
+  BOOST_TEST(C.nnz() == A.nnz() + B.nnz() - both);
+  const std::string plan = lz::explain(C, 2 * A - B / 4);
+  BOOST_TEST(plan.find("1. csrgeam C = α·A + β·B: the union of the two patterns") !=
+                 std::string::npos,
+             plan);
+  BOOST_TEST(plan.find("[rule sparse_sum]") != std::string::npos, plan);
+  BOOST_TEST(plan.find("A: its scalar folded into α; read in place") != std::string::npos, plan);
+  BOOST_TEST(plan.find("B: its scalar folded into β; read in place") != std::string::npos, plan);
+}
+
+BOOST_AUTO_TEST_CASE(operands_with_the_same_pattern_are_one_loop_over_the_values_sharing_it) {
+  const auto A = random_sparse<double>(60, 45, 0.1, 83);
+  const lz::csr_matrix<double> A3 = 3 * A; // shares A's pattern
+  lz::csr_matrix<double> C;
+  lz_test::recording rec;
+  lz::reset_stats();
+  C = A + A3;
+  BOOST_TEST(rec.summary() == "");           // no merge
+  BOOST_TEST(lz::stats().allocations == 1u); // the values only
+  BOOST_TEST(C.shares_pattern_with(A));
+  BOOST_TEST(close(lz::to_dense(C), lz::eval(4.0 * lz::to_dense(A)), 1e-15));
+  lz::reset_stats();
+  C = 0.5 * C - A; // C holds that pattern: in place
+  BOOST_TEST(lz::stats().allocations == 0u);
+  BOOST_TEST(close(lz::to_dense(C), lz::to_dense(A), 1e-15));
+  // Equal patterns in different arrays (built twice from the same triplets): one loop too, the
+  // pattern copied once.
+  const auto A2 = random_sparse<double>(60, 45, 0.1, 83);
+  BOOST_TEST(!A2.shares_pattern_with(A));
+  C = A - A2;
+  BOOST_TEST(rec.summary() == "");
+  BOOST_TEST(C.nnz() == A.nnz());
+  BOOST_TEST(close(lz::to_dense(C), lz::tensor<double, 2>(lz::shape_t<2>{60, 45}), 0));
+  const std::string plan = lz::explain(C, A + A3);
+  BOOST_TEST(plan.find("one loop over the values") != std::string::npos, plan);
+}
+
+BOOST_AUTO_TEST_CASE(a_product_plus_a_sparse_term_is_one_spgemm_merged_with_the_term) {
+  const auto A = random_sparse<double>(40, 30, 0.1, 84);
+  const auto B = random_sparse<double>(30, 35, 0.1, 85);
+  const auto D = random_sparse<double>(40, 35, 0.1, 86);
+  const auto DA = lz::to_dense(A), DB = lz::to_dense(B), DD = lz::to_dense(D);
+  lz::csr_matrix<double> C;
+  lz_test::recording rec;
+  lz::reset_stats();
+  C = 2 * A * B + 3 * D;
+  BOOST_TEST(rec.summary() == "dcsrgemm ");
+  BOOST_TEST(rec.only().alpha == 2.0);
+  BOOST_TEST(rec.only().beta == 3.0);
+  BOOST_TEST(rec.only().ldc == D.nnz());
+  BOOST_TEST(lz::stats().temporaries == 0u);
+  BOOST_TEST(lz::stats().allocations == 1u);
+  BOOST_TEST(valid_csr(C));
+  BOOST_TEST(close(lz::to_dense(C), lz::eval(2.0 * DA * DB + 3.0 * DD), 1e-13));
+  rec.calls.clear();
+  C = D - A * B; // the product on the right
+  BOOST_TEST(rec.summary() == "dcsrgemm ");
+  BOOST_TEST(rec.only().alpha == -1.0);
+  BOOST_TEST(rec.only().beta == 1.0);
+  BOOST_TEST(close(lz::to_dense(C), lz::eval(DD - DA * DB), 1e-13));
+  rec.calls.clear();
+  const auto E = random_sparse<double>(35, 35, 0.1, 80);
+  C = A * B + D * E; // two products: the second computed first
+  BOOST_TEST(rec.summary() == "dcsrgemm dcsrgemm ");
+  BOOST_TEST(close(lz::to_dense(C), lz::eval(DA * DB + DD * lz::to_dense(E)), 1e-13));
+  const std::string plan = lz::explain(C, 2 * A * B + 3 * D);
+  BOOST_TEST(plan.find("1. spgemm C = α·A·B + β·D") != std::string::npos, plan);
+  BOOST_TEST(plan.find("merged with β·D's row") != std::string::npos, plan);
+  BOOST_TEST(plan.find("D: its scalar folded into β; read in place") != std::string::npos, plan);
+}
+
+BOOST_AUTO_TEST_CASE(a_sum_or_product_times_a_dense_operand_distributes_into_sparse_products) {
+  const auto A = random_sparse<double>(40, 30, 0.1, 87);
+  const auto B = random_sparse<double>(40, 30, 0.1, 88);
+  const auto S = random_sparse<double>(30, 30, 0.1, 89);
+  const auto x = random_dense<double, 1>({30}, 90);
+  const auto M = random_dense<double, 2>({30, 5}, 91);
+  const auto DA = lz::to_dense(A), DB = lz::to_dense(B), DS = lz::to_dense(S);
+  lz::vector<double> y(40);
+  lz::matrix<double> Y(40, 5);
+  lz_test::recording rec;
+  lz::reset_stats();
+  y = (A - 2 * B) * x; // no union formed: two SpMVs into y
+  BOOST_TEST(rec.summary() == "dcsrmv dcsrmv ");
+  BOOST_TEST(lz::stats().temporaries == 0u);
+  BOOST_TEST(close(y, lz::eval((DA - 2.0 * DB) * x), 1e-13));
+  rec.calls.clear();
+  Y = 0.5 * (A + B) * M;
+  BOOST_TEST(rec.summary() == "dcsrmm dcsrmm ");
+  BOOST_TEST(close(Y, lz::eval(0.5 * (DA + DB) * M), 1e-13));
+  rec.calls.clear();
+  y = A * S * x; // A·(S·x): two SpMVs, no SpGEMM
+  BOOST_TEST(rec.summary() == "dcsrmv dcsrmv ");
+  BOOST_TEST(close(y, lz::eval(DA * (DS * x)), 1e-13));
+  // Reductions and to_dense of a sum compute it first.
+  BOOST_TEST(std::abs(lz::sum(A + B) - (double(lz::sum(A)) + double(lz::sum(B)))) < 1e-12);
+  BOOST_TEST(std::abs(lz::norm2(A - A) - 0.0) == 0.0);
+  BOOST_TEST(close(lz::to_dense(A + B), lz::eval(DA + DB), 1e-15));
+}
+
+template <class T, class I>
+void sums_match_the_dense_engine(std::uint64_t seed) {
+  std::mt19937_64 g(seed);
+  for (int trial = 0; trial < 10; ++trial) {
+    const index_t m = index_t(g() % 50), n = index_t(g() % 50);
+    const double d = 0.01 + 0.4 * double(g() % 10) / 10;
+    const auto A = random_sparse<T, I>(m, n, d, seed + trial);
+    const auto B = random_sparse<T, I>(m, n, d * 0.5, seed + 50 + trial);
+    const auto Bt = random_sparse<T, I>(n, m, d, seed + 100 + trial);
+    const auto K = random_sparse<T, I>(n, n, d, seed + 150 + trial);
+    const auto DA = lz::to_dense(A), DB = lz::to_dense(B), DBt = lz::to_dense(Bt),
+               DK = lz::to_dense(K);
+    const T a = random_value<T>(g), b = random_value<T>(g);
+    lz::csr_matrix<T, I> C = B; // reassigned below
+    lz::tensor<T, 2> ref;
+    switch (trial % 5) {
+    case 0:
+      C = A + B;
+      ref = lz::eval(DA + DB);
+      break;
+    case 1:
+      C = a * A - b * lz::transpose(Bt);
+      ref = lz::eval(a * DA - b * lz::transpose(DBt));
+      break;
+    case 2:
+      C = lz::square(A) + (B - A) * a; // a values loop and a nested sum
+      ref = lz::eval(lz::square(DA) + (DB - DA) * a);
+      break;
+    case 3:
+      C = a * A * K + b * B;
+      ref = lz::eval(a * DA * DK + b * DB);
+      break;
+    default:
+      C = B - (A + B) * K / b;
+      ref = lz::eval(DB - (DA + DB) * DK / b);
+    }
+    BOOST_TEST(C.rows() == m);
+    BOOST_TEST(C.cols() == n);
+    BOOST_TEST(valid_csr(C), "trial " << trial);
+    BOOST_TEST(close(lz::to_dense(C), ref, tol<T>() * double(2 + n)),
+               "trial " << trial << " m=" << m << " n=" << n);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(sums_match_the_dense_engine_for_every_type_index_and_transpose) {
+  sums_match_the_dense_engine<double, std::int32_t>(800);
+  sums_match_the_dense_engine<double, std::int64_t>(810);
+  sums_match_the_dense_engine<float, std::int32_t>(820);
+  sums_match_the_dense_engine<cd, std::int64_t>(830);
+  sums_match_the_dense_engine<cf, std::int32_t>(840);
+}
+
+BOOST_AUTO_TEST_CASE(a_large_sum_is_the_same_on_one_thread_and_on_several_and_may_alias) {
+  auto A = random_sparse<double>(3000, 3000, 0.004, 92);
+  const auto B = random_sparse<double>(3000, 3000, 0.004, 93);
+  const int before = lz::num_threads();
+  lz::set_num_threads(1);
+  lz::csr_matrix<double> C1 = A - 3 * B, P1 = A * B + B;
+  lz::set_num_threads(4);
+  lz::csr_matrix<double> C4 = A - 3 * B, P4 = A * B + B;
+  lz::set_num_threads(before);
+  for (const auto& [X, Y] : {std::pair{&C1, &C4}, std::pair{&P1, &P4}}) {
+    BOOST_TEST(X->nnz() == Y->nnz());
+    BOOST_TEST(std::equal(X->row_ptr().begin(), X->row_ptr().end(), Y->row_ptr().begin()));
+    BOOST_TEST(std::equal(X->col_idx().begin(), X->col_idx().end(), Y->col_idx().begin()));
+    BOOST_TEST(std::equal(X->values().begin(), X->values().end(), Y->values().begin()));
+  }
+  const auto DA = lz::to_dense(A), DB = lz::to_dense(B);
+  A = A + B; // the operands are read before the destination takes the result
+  BOOST_TEST(close(lz::to_dense(A), lz::eval(DA + DB), 1e-15));
+  A = A * B + A;
+  BOOST_TEST(close(lz::to_dense(A), lz::eval((DA + DB) * DB + DA + DB), 1e-12));
+}
+
+BOOST_AUTO_TEST_CASE(a_sum_with_mismatched_shapes_throws_naming_both_and_leaves_c_alone) {
+  const auto A = random_sparse<double>(10, 8, 0.3, 94);
+  const auto B = random_sparse<double>(8, 10, 0.3, 95);
+  lz::csr_matrix<double> C = A;
+  for (int which = 0; which < 3; ++which) {
+    try {
+      if (which == 0) C = A + B;
+      if (which == 1) C = A - 2 * B;
+      if (which == 2) C = A * A + B; // (10,8)·(10,8): the product's inner dimensions first
+      BOOST_FAIL("no shape_error");
+    } catch (const lz::shape_error& e) {
+      const std::string w = e.what();
+      BOOST_TEST(w.find("(10,8)") != std::string::npos, w);
+      if (which < 2) {
+        BOOST_TEST(w.find("different shapes") != std::string::npos, w);
+        BOOST_TEST(w.find("(8,10)") != std::string::npos, w);
+      }
+    }
+  }
+  BOOST_TEST(close(lz::to_dense(C), lz::to_dense(A), 0));
+  // Empty operands: a sum of the right shape with no stored entry.
+  const lz::csr_matrix<double> Z(8, 0), N(10, 8);
+  lz::csr_matrix<double> P = Z + Z;
+  BOOST_TEST(P.rows() == 8);
+  BOOST_TEST(P.cols() == 0);
+  BOOST_TEST(P.nnz() == 0);
+  P = N - A;
+  BOOST_TEST(close(lz::to_dense(P), lz::eval(-lz::to_dense(A)), 0));
+}
+
 // ---- construction --------------------------------------------------------------------------
 
 BOOST_AUTO_TEST_CASE(from_dense_keeps_entries_above_the_tolerance_and_to_dense_inverts_it) {
@@ -546,9 +811,9 @@ BOOST_AUTO_TEST_CASE(sizes_past_the_index_type_are_refused_with_a_clear_error) {
 
 // ---- bad input -------------------------------------------------------------------------------
 
-BOOST_AUTO_TEST_CASE(shape_and_pattern_mismatches_throw_and_leave_the_destination_untouched) {
+BOOST_AUTO_TEST_CASE(shape_mismatches_throw_and_leave_the_destination_untouched) {
   const auto A = random_sparse<double>(10, 8, 0.3, 30);
-  const auto B = random_sparse<double>(10, 8, 0.3, 31);
+  const auto B = random_sparse<double>(10, 9, 0.3, 31);
   const lz::vector<double> x(9);
   lz::vector<double> y{1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
   const lz::vector<double> y0 = y;
@@ -563,7 +828,7 @@ BOOST_AUTO_TEST_CASE(shape_and_pattern_mismatches_throw_and_leave_the_destinatio
   try {
     (void)(A + B);
   } catch (const lz::shape_error& e) {
-    BOOST_TEST(std::string(e.what()).find("different patterns") != std::string::npos);
+    BOOST_TEST(std::string(e.what()).find("different shapes") != std::string::npos);
   }
 }
 

@@ -218,12 +218,12 @@ std::vector<row> catalogue() {
              lz::csr_matrix<double>::from_dense(lz::eval(lz::ones<double>({3, 5})));
          dst = S * a;
        }},
-      {"elementwise operations on sparse matrices with different patterns (A + B)",
+      {"sparse matrices of different shapes added (A + B)",
        "lz::shape_error",
-       {"sparse +", "different patterns", "(3,4)"},
+       {"sparse +", "different shapes", "(3,4)", "(4,3)"},
        [] {
          static const auto A = lz::csr_matrix<double>::from_dense(a);
-         static const lz::csr_matrix<double> B(3, 4);
+         static const lz::csr_matrix<double> B(4, 3);
          (void)(A + B);
        }},
       {"adopting CSR arrays that are malformed (offsets decreasing, a column out of range, "

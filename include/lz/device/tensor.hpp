@@ -36,9 +36,6 @@ inline constexpr bool is_device_tensor_v = false;
 template <class T, std::size_t R>
 inline constexpr bool is_device_tensor_v<device_tensor<T, R>> = true;
 
-template <class T>
-inline constexpr bool dependent_false = false;
-
 // Defined in device/evaluate.hpp (they instantiate Thrust).
 template <assign_op Op, class T, std::size_t R, class E>
 void device_assign_with(const device_policy& pol, device_view<T, R> dst, const E& e);

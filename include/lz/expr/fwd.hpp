@@ -122,6 +122,10 @@ template <class T, std::size_t R, class E>
 void assign_resize(tensor<T, R>& dst, const E& e);
 template <class T, std::size_t R, class E>
 void construct_from(tensor<T, R>& dst, const E& e);
+/// false, but only once T is known: `static_assert(dependent_false<T>, "...")` in a branch or
+/// overload that must not be instantiated.
+template <class T>
+inline constexpr bool dependent_false = false;
 } // namespace detail
 
 /// Any lazuli expression: tensors, views and expression nodes.

@@ -1,10 +1,13 @@
 // Sparse operands in expressions: the CSR leaf (`csr_view`; `lz::csr_matrix` in sparse.hpp owns
 // one), elementwise expressions over a sparse matrix's stored values with its own pattern
-// (`sparse_values_expr`: 2*A, abs(A), A + A), and the sparse × dense product node
-// (`spmul_expr`: A*x, A*B, transpose(A)*x). Structure only: the sparse rules
-// (fusion/rules/sparse_product.hpp) turn products and their surroundings into SpMV / SpMM steps;
-// a values expression is ONE dense loop over the values (sparse.hpp). A sparse operand is not an
-// lz::expression: `A + x` with a dense x does not compile (densify with lz::to_dense first).
+// (`sparse_values_expr`: 2*A, abs(A)), the sparse × dense product node (`spmul_expr`: A*x, A*B,
+// transpose(A)*x), and the two nodes with a sparse result whose pattern is computed at
+// assignment: `spgemm_expr` (A*B, both sparse) and `sparse_sum_expr` (α·A + β·B, the union of
+// the patterns; A*B + D). Structure only: the sparse rules (fusion/rules/spmv.hpp, spmm.hpp)
+// turn products and their surroundings into SpMV / SpMM steps, fusion/rules/spgemm.hpp and
+// sparse_sum.hpp compute sparse results; a values expression is ONE dense loop over the values
+// (sparse.hpp). A sparse operand is not an lz::expression: `A + x` with a dense x does not
+// compile (densify with lz::to_dense first).
 #pragma once
 
 #include <lz/expr/matmul.hpp>
@@ -162,6 +165,60 @@ inline constexpr bool is_spmul_v = false;
 template <class S, class X>
 inline constexpr bool is_spmul_v<spmul_expr<S, X>> = true;
 
+/// α·op(A)·op(B) for two sparse terms (built by `A * B`, `transpose(A) * B`, `2 * A * B`): a
+/// sparse result, computed by ONE SpGEMM when assigned to (or used to construct) an
+/// lz::csr_matrix (fusion/include/lz/fusion/rules/spgemm.hpp; docs/sparse.md).
+template <class A, class B>
+struct spgemm_expr {
+  using lz_spgemm = void;
+  static constexpr memory_space lz_space = memory_space::host;
+  static constexpr std::size_t rank = 2;
+  using value_type = typename A::value_type;
+  using index_type = typename A::index_type;
+  A lhs;
+  B rhs;
+  value_type alpha;
+  shape_t<2> shape_;
+
+  const shape_t<2>& shape() const noexcept { return shape_; }
+};
+
+/// A sparse × sparse product (lz::spgemm_expr).
+template <class G>
+concept spgemm_expression = requires {
+  typename std::remove_cvref_t<G>::lz_spgemm;
+};
+
+/// α·L + β·R for two sparse terms of one shape (built by `A + B`, `A - B`, `2*A - B/3`,
+/// `A * B + D`): a sparse result over the union of the two patterns, computed when assigned to
+/// (or used to construct) an lz::csr_matrix (fusion/include/lz/fusion/rules/sparse_sum.hpp):
+/// ONE `?csrgeam` merge, ONE loop over the values when both operands have the same pattern, ONE
+/// SpGEMM merged with the other term when a term is a product. Host operands only.
+template <class L, class R>
+struct sparse_sum_expr {
+  using lz_sparse_sum = void;
+  static constexpr memory_space lz_space = memory_space::host;
+  static constexpr std::size_t rank = 2;
+  using value_type = typename L::value_type;
+  using index_type = typename L::index_type;
+  L lhs;
+  R rhs;
+  value_type alpha, beta;
+  shape_t<2> shape_;
+
+  const shape_t<2>& shape() const noexcept { return shape_; }
+};
+
+/// A sum of two sparse terms (lz::sparse_sum_expr).
+template <class G>
+concept sparse_sum_expression = requires {
+  typename std::remove_cvref_t<G>::lz_sparse_sum;
+};
+
+/// Anything with a sparse result: a sparse operand, a sparse × sparse product, a sparse sum.
+template <class S>
+concept sparse_term = sparse_expression<S> || spgemm_expression<S> || sparse_sum_expression<S>;
+
 namespace detail {
 
 // How a sparse operand is held inside a node: every leaf as a view of const values (csr_view, or
@@ -228,22 +285,6 @@ auto operator-(S&& s) {
   detail::check_sparse_lvalue<S>();
   return detail::make_sparse_values(s, -s.values_expr());
 }
-// A + B, A - B for two operands with the same pattern (else lz::shape_error naming both).
-template <sparse_expression A, sparse_expression B>
-auto operator+(A&& a, B&& b) {
-  detail::check_sparse_lvalue<A>();
-  detail::check_sparse_lvalue<B>();
-  detail::same_pattern("+", a, b);
-  return detail::make_sparse_values(a, a.values_expr() + b.values_expr());
-}
-template <sparse_expression A, sparse_expression B>
-auto operator-(A&& a, B&& b) {
-  detail::check_sparse_lvalue<A>();
-  detail::check_sparse_lvalue<B>();
-  detail::same_pattern("-", a, b);
-  return detail::make_sparse_values(a, a.values_expr() - b.values_expr());
-}
-
 // Functions with f(0) = 0 keep the pattern (a stored zero stays consistent with the implicit
 // ones); others (exp, cos) would fill it and are not offered.
 #define LZ_SPARSE_UNARY(NAME)                                                                      \
@@ -251,6 +292,13 @@ auto operator-(A&& a, B&& b) {
   auto NAME(S&& s) {                                                                               \
     detail::check_sparse_lvalue<S>();                                                              \
     return detail::make_sparse_values(s, lz::NAME(s.values_expr()));                               \
+  }                                                                                                \
+  template <class G>                                                                               \
+  requires sparse_sum_expression<G> || spgemm_expression<G>                                        \
+  auto NAME(G&&) {                                                                                 \
+    static_assert(detail::dependent_false<G>, "lz: " #NAME " of a sparse sum or product: assign "  \
+                                              "it to an lz::csr_matrix first (its pattern is "     \
+                                              "computed at assignment)");                          \
   }
 // Elementwise on a sparse matrix's stored values (the pattern kept): |A|.
 LZ_SPARSE_UNARY(abs)
@@ -309,54 +357,143 @@ auto operator*(S&& s, X&& x) {
   return spmul_expr<CS, CX>{detail::sparse_closure(s), make_closure(std::forward<X>(x)), r};
 }
 
-/// α·op(A)·op(B) for two sparse operands (built by `A * B`, `transpose(A) * B`, `2 * A * B`): a
-/// sparse result, computed by ONE SpGEMM when assigned to (or used to construct) an
-/// lz::csr_matrix (fusion/include/lz/fusion/rules/spgemm.hpp; docs/sparse.md).
+namespace detail {
+/// shape_error: `op` on two sparse terms of different shapes (kernels/common/errors.cpp).
+[[noreturn]] void throw_sparse_shapes(const char* op, const index_t* a, const index_t* b);
+
+// How a sparse term is held inside a product or sum node: a sparse operand as sparse_closure
+// holds it, a product or sum node by value (it holds closures itself).
+template <class S>
+auto term_closure(const S& s) {
+  if constexpr (sparse_expression<S>)
+    return sparse_closure(s);
+  else
+    return s;
+}
+template <class S>
+using term_closure_t = decltype(term_closure(std::declval<const S&>()));
+
 template <class A, class B>
-struct spgemm_expr {
-  using lz_spgemm = void;
-  static constexpr memory_space lz_space = memory_space::host;
-  static constexpr std::size_t rank = 2;
-  using value_type = typename A::value_type;
-  using index_type = typename A::index_type;
-  A lhs;
-  B rhs;
-  value_type alpha;
-  shape_t<2> shape_;
+constexpr void check_sparse_pair(const char* what) {
+  (void)what;
+  using SA = std::remove_cvref_t<A>;
+  using SB = std::remove_cvref_t<B>;
+  static_assert(std::is_same_v<typename SA::index_type, typename SB::index_type>,
+                "lz: two sparse operands with different index types");
+  static_assert(std::is_same_v<value_t<SA>, value_t<SB>>,
+                "lz: two sparse operands with different element types (convert the values of one "
+                "with lz::cast<T>)");
+}
 
-  const shape_t<2>& shape() const noexcept { return shape_; }
-};
+template <class A, class B>
+auto make_sparse_sum(const char* op, const A& a, const B& b, bool minus) {
+  check_sparse_pair<A, B>(op);
+  const auto sa = a.shape();
+  const auto sb = b.shape();
+  if (sa[0] != sb[0] || sa[1] != sb[1]) throw_sparse_shapes(op, sa.data(), sb.data());
+  using V = value_t<A>;
+  return sparse_sum_expr<term_closure_t<A>, term_closure_t<B>>{term_closure(a), term_closure(b),
+                                                               V(1), minus ? V(-1) : V(1), sa};
+}
 
-/// A sparse × sparse product (lz::spgemm_expr).
-template <class G>
-concept spgemm_expression = requires {
-  typename std::remove_cvref_t<G>::lz_spgemm;
-};
+// A ± B: device operands are one loop over the values, which needs the same pattern (cuSPARSE's
+// SpGEAM is not wired); host terms a sparse_sum_expr.
+template <class A, class B>
+auto add_or_subtract(const char* op, const A& a, const B& b, bool minus) {
+  if constexpr (space_v<A> != memory_space::host || space_v<B> != memory_space::host) {
+    static_assert(sparse_expression<A> && sparse_expression<B>,
+                  "lz: sums of sparse products run on the host only for now");
+    same_pattern(op, a, b);
+    if (minus) return make_sparse_values(a, a.values_expr() - b.values_expr());
+    return make_sparse_values(a, a.values_expr() + b.values_expr());
+  } else {
+    return make_sparse_sum(op, a, b, minus);
+  }
+}
 
-// op(A)·op(B) for two sparse operands: a sparse result (one SpGEMM when assigned to an
-// lz::csr_matrix; the product's pattern is computed then).
-template <sparse_expression A, sparse_expression B>
+// op(S)·x for a sparse term S and a dense closure x, as a dense expression: a sparse operand is
+// one product node; a sum distributes (α·(L·x) + β·(R·x): two SpMV / SpMM, no union formed); a
+// sparse product associates (α·(L·(R·x)): two SpMV, no SpGEMM).
+template <class S, class CX>
+auto sparse_times(const S& s, const CX& cx) {
+  if constexpr (sparse_sum_expression<S>) {
+    return s.alpha * sparse_times(s.lhs, cx) + s.beta * sparse_times(s.rhs, cx);
+  } else if constexpr (spgemm_expression<S>) {
+    return s.alpha * sparse_times(s.lhs, sparse_times(s.rhs, cx));
+  } else {
+    shape_t<rank_v<CX>> r = cx.shape();
+    r[0] = s.shape()[0];
+    return spmul_expr<S, CX>{s, cx, r};
+  }
+}
+} // namespace detail
+
+// A + B, A - B for two sparse terms of one shape: the union of their patterns (one merge at
+// assignment, or one loop over the values when the patterns are the same); a shape mismatch is
+// lz::shape_error naming both.
+template <sparse_term A, sparse_term B>
+auto operator+(A&& a, B&& b) {
+  detail::check_sparse_lvalue<A>();
+  detail::check_sparse_lvalue<B>();
+  return detail::add_or_subtract("+", a, b, false);
+}
+template <sparse_term A, sparse_term B>
+auto operator-(A&& a, B&& b) {
+  detail::check_sparse_lvalue<A>();
+  detail::check_sparse_lvalue<B>();
+  return detail::add_or_subtract("-", a, b, true);
+}
+
+// c·(α·L + β·R), (α·L + β·R)·c, /c, -(...): the scalar folded into α and β.
+template <scalar_like C, sparse_sum_expression G>
+auto operator*(const C& c, G&& g) {
+  std::remove_cvref_t<G> r = g;
+  using V = typename std::remove_cvref_t<G>::value_type;
+  r.alpha = V(c) * r.alpha;
+  r.beta = V(c) * r.beta;
+  return r;
+}
+template <sparse_sum_expression G, scalar_like C>
+auto operator*(G&& g, const C& c) {
+  return c * std::forward<G>(g);
+}
+template <sparse_sum_expression G, scalar_like C>
+auto operator/(G&& g, const C& c) {
+  std::remove_cvref_t<G> r = g;
+  using V = typename std::remove_cvref_t<G>::value_type;
+  r.alpha = r.alpha / V(c);
+  r.beta = r.beta / V(c);
+  return r;
+}
+template <sparse_sum_expression G>
+auto operator-(G&& g) {
+  std::remove_cvref_t<G> r = g;
+  r.alpha = -r.alpha;
+  r.beta = -r.beta;
+  return r;
+}
+
+// op(A)·op(B) for two sparse terms: a sparse result (one SpGEMM when assigned to an
+// lz::csr_matrix; the product's pattern is computed then). A sum or product operand is computed
+// into new arrays first.
+template <sparse_term A, sparse_term B>
 auto operator*(A&& a, B&& b) {
   detail::check_sparse_lvalue<A>();
   detail::check_sparse_lvalue<B>();
   using SA = std::remove_cvref_t<A>;
   using SB = std::remove_cvref_t<B>;
-  static_assert(std::is_same_v<typename SA::index_type, typename SB::index_type>,
-                "lz: a sparse x sparse product's operands must have the same index type");
-  static_assert(std::is_same_v<value_t<SA>, value_t<SB>>,
-                "lz: a sparse product's operands must have the same element type (convert one "
-                "with lz::cast<T> on its values)");
+  detail::check_sparse_pair<SA, SB>("*");
   static_assert(space_v<SA> == memory_space::host && space_v<SB> == memory_space::host,
                 "lz: sparse x sparse products (SpGEMM) run on the host only for now: copy the "
                 "operands with lz::to_host (cuSPARSE's SpGEMM is not wired yet)");
   const auto sa = a.shape();
   const auto sb = b.shape();
   if (sa[1] != sb[0]) detail::throw_matmul_inner(sa.data(), sb.data(), 2);
-  using G = spgemm_expr<detail::sparse_closure_t<A>, detail::sparse_closure_t<B>>;
-  return G{detail::sparse_closure(a), detail::sparse_closure(b), typename G::value_type(1),
+  using G = spgemm_expr<detail::term_closure_t<A>, detail::term_closure_t<B>>;
+  return G{detail::term_closure(a), detail::term_closure(b), typename G::value_type(1),
            shape_t<2>{sa[0], sb[1]}};
 }
-// c·(A·B), (A·B)·c: the scalar folded into the product's α.
+// c·(A·B), (A·B)·c, (A·B)/c, -(A·B): the scalar folded into the product's α.
 template <scalar_like C, spgemm_expression G>
 auto operator*(const C& c, G&& g) {
   std::remove_cvref_t<G> r = g;
@@ -366,6 +503,37 @@ auto operator*(const C& c, G&& g) {
 template <spgemm_expression G, scalar_like C>
 auto operator*(G&& g, const C& c) {
   return c * std::forward<G>(g);
+}
+template <spgemm_expression G, scalar_like C>
+auto operator/(G&& g, const C& c) {
+  std::remove_cvref_t<G> r = g;
+  r.alpha = r.alpha / typename std::remove_cvref_t<G>::value_type(c);
+  return r;
+}
+template <spgemm_expression G>
+auto operator-(G&& g) {
+  std::remove_cvref_t<G> r = g;
+  r.alpha = -r.alpha;
+  return r;
+}
+
+// (α·L + β·R)·x and (A·B)·x with x dense: distributed and associated into SpMV / SpMM terms
+// (two products into the destination, no sparse result formed).
+template <class G, expression X>
+requires sparse_sum_expression<G> || spgemm_expression<G>
+auto operator*(G&& g, X&& x) {
+  static_assert(rank_v<X> == 1 || rank_v<X> == 2,
+                "lz: a sparse matrix multiplies a dense vector or matrix");
+  static_assert(std::is_same_v<value_t<G>, value_t<X>>,
+                "lz: a sparse product's operands must have the same element type (convert one "
+                "with lz::cast<T>)");
+  static_assert(space_v<X> == memory_space::host,
+                "lz: a sparse product mixes host and device operands: copy one side explicitly "
+                "(lz::to_device / lz::to_host)");
+  const auto sa = g.shape();
+  const auto sx = x.shape();
+  if (sa[1] != sx[0]) detail::throw_matmul_inner(sa.data(), sx.data(), rank_v<X>);
+  return detail::sparse_times(g, make_closure(std::forward<X>(x)));
 }
 
 } // namespace lz

@@ -40,13 +40,32 @@ template <class V, class I>
 void spmm(blas::trans t, const csr<V, I>& A, index_t k, V alpha, const V* B, index_t rsb,
           index_t csb, V beta, V* C, index_t rsc, index_t csc, bool threads);
 
-/// C = alpha·A·B for two CSR matrices (A.cols == B.rows): C's arrays written into row_ptr
-/// (A.rows + 1), col_idx and values, its columns sorted in each row. The pattern is structural
-/// (an entry whose products cancel is stored as 0). `threads` as for spmv; the result does not
-/// depend on the thread count. Throws lz::layout_error when C's entry count does not fit I.
+/// Where a kernel that makes a new matrix puts its values: `get(ctx, nnz)` returns a buffer for
+/// nnz values, called once, when the pattern is known (so a caller's container is written in
+/// place: no copy, no zero-fill). An exception from it propagates.
+template <class V>
+struct value_buffer {
+  void* ctx = nullptr;
+  V* (*get)(void* ctx, index_t nnz) = nullptr;
+};
+
+/// C = alpha·A·B (+ beta·D when D is not null) for CSR matrices (A.cols == B.rows; D A.rows ×
+/// B.cols): C's arrays written into row_ptr (A.rows + 1), col_idx and values, its columns sorted
+/// in each row. The pattern is structural (an entry whose products cancel is stored as 0); D's
+/// entries are in it (each row's products, sorted, merged with D's row). `threads` as for spmv; the
+/// result does not depend on the thread count. Throws lz::layout_error when C's entry count does
+/// not fit I.
 template <class V, class I>
-void spgemm(const csr<V, I>& A, const csr<V, I>& B, V alpha, std::vector<I>& row_ptr,
-            std::vector<I>& col_idx, std::vector<V>& values, bool threads);
+void spgemm(const csr<V, I>& A, const csr<V, I>& B, V alpha, const csr<V, I>* D, V beta,
+            std::vector<I>& row_ptr, std::vector<I>& col_idx, value_buffer<V> values, bool threads);
+
+/// C = alpha·A + beta·B for two CSR matrices of one shape, over the union of their patterns
+/// (an entry in both is alpha·a + beta·b, stored even when it cancels), columns sorted in each
+/// row. `threads` as for spmv; the result does not depend on the thread count. Throws
+/// lz::layout_error when C's entry count does not fit I.
+template <class V, class I>
+void add(const csr<V, I>& A, V alpha, const csr<V, I>& B, V beta, std::vector<I>& row_ptr,
+         std::vector<I>& col_idx, value_buffer<V> values, bool threads);
 
 /// Builds CSR arrays from `count` triplets (r[i], c[i], v[i]): indices checked against rows ×
 /// cols (std::out_of_range naming the triplet), duplicates summed, columns sorted in each row.
