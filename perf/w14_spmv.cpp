@@ -5,6 +5,7 @@
 //   SpMM  C = A * B   A the Laplacian, B s² × 16 and C s² × 16 row-major
 //   SpGEMM C = A * A  both matrices above (a sparse result)
 //   sums   C = A + B, C = A * A + B   A the Laplacian, B the random matrix (different patterns)
+//   sparse + dense  M = D - 2 * A     A random 3000 × 3000, 10 a row; D, M dense
 //
 // against Eigen's SparseMatrix<double, RowMajor, int> (y.noalias() = A * x, over the same arrays
 // through Eigen::Map), librsb (rsb_spmv / rsb_spmm on its own copy, made from the same CSR
@@ -21,7 +22,8 @@
 //   build/perf/w14_spmv 500 11     # s, rounds
 //   build/perf/w14_spmv 1000 21 mm # one case only: lap (SpMV Laplacian), rnd (SpMV random), mm,
 //                                  # gemm (SpGEMM C = A * A, both matrices, against Eigen),
-//                                  # sum (C = A + B, C = A * A + B, against Eigen)
+//                                  # sum (C = A + B, C = A * A + B, against Eigen),
+//                                  # dense (M = D - 2 * A, 3000 x 3000, against Eigen)
 #include <support/anchors.hpp>
 #include <support/bench_support.hpp>
 
@@ -494,6 +496,53 @@ void sum_case(csr_arrays& a, csr_arrays& b, int rounds) {
   sparse_result_case(std::move(fused), rounds);
 }
 
+// Sparse + dense M = D - 2 * A (A random, n × n, 10 a row; D and M dense row-major): lazuli's
+// one loop (M = D) and one dcsradd scatter against Eigen's `Me = De - 2 * Ae` and a hand loop
+// (copy, then scatter); one thread, thread CPU time. Results checked equal first.
+void sparse_dense_case(index_t n, int rounds) {
+  csr_arrays a = random_matrix(n, 10, 11);
+  const auto As = a.operand();
+  lz::matrix<double> D(n, n), M(n, n), H(n, n);
+  std::mt19937_64 g(5);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (index_t k = 0; k < D.size(); ++k) D.data()[k] = u(g);
+  std::vector<variant> v;
+  v.push_back({"lazuli M = D - 2 * A", [&] { M = D - 2 * As; }, nullptr, {}, {}});
+  v.push_back({"hand loop (copy, then scatter)",
+               [&] {
+                 std::copy(D.data(), D.data() + D.size(), H.data());
+                 for (index_t i = 0; i < n; ++i)
+                   for (int p = a.row_ptr[std::size_t(i)]; p < a.row_ptr[std::size_t(i) + 1]; ++p)
+                     H.data()[i * n + a.col_idx[std::size_t(p)]] -= 2 * a.values[std::size_t(p)];
+               },
+               nullptr,
+               {},
+               {}});
+  for (auto& x : v) x.run();
+  double worst = double(lz::max(lz::abs(M - H)));
+#if LZ_HAVE_EIGEN
+  using dense = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const auto Ae = eigen_map(a);
+  const Eigen::Map<const dense> De(D.data(), n, n);
+  dense Me(n, n);
+  v.push_back({"Eigen Me = De - 2 * Ae", [&] { Me = De - 2.0 * Ae; }, nullptr, {}, {}});
+  v.back().run();
+  worst = std::max(worst, (Me - Eigen::Map<const dense>(M.data(), n, n)).cwiseAbs().maxCoeff());
+#endif
+  if (worst > 1e-12) {
+    std::fprintf(stderr, "sparse + dense: results differ by %g\n", worst);
+    std::exit(1);
+  }
+  lz_perf::use_threads(1);
+  measure(v, rounds, true, 1);
+  std::printf("  Sparse + dense M = D - 2 * A, %td x %td, A %td entries; 1 thread (thread CPU "
+              "time):\n",
+              n, n, a.nnz());
+  for (auto& x : v)
+    std::printf("    %-40s %9.3f ms   %s %.3f\n", x.name.c_str(), median(x.ns) / 1e6,
+                &x == &v[0] ? "       " : "/lazuli", median(x.ratio));
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -522,6 +571,7 @@ int main(int argc, char** argv) {
     spgemm_case("SpGEMM, 5-point Laplacian squared", l, rounds);
     spgemm_case("SpGEMM, random 10 a row, squared", r, rounds);
   }
+  if (only.empty() || only == "dense") sparse_dense_case(3000, rounds);
   if (only.empty() || only == "sum") {
     csr_arrays l = lap, r = random_matrix(s * s, 10, 7);
     sum_case(l, r, rounds);

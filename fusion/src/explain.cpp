@@ -116,6 +116,15 @@ std::string describe_sparse(const char* routine, char t, index_t m, index_t n, i
          who(c, k == 1 ? "y" : "C") + "  (CSR, own kernel)";
 }
 
+std::string describe_sparse_add(const char* routine, char t, index_t m, index_t n, index_t nnz,
+                                const std::string& alpha, const std::string& beta, index_t rsc,
+                                index_t csc, int a, int c) {
+  return std::string(routine) + "(" + t + ", " + std::to_string(m) + "x" + std::to_string(n) +
+         " nnz=" + std::to_string(nnz) + ", alpha=" + alpha + ", " + who(a, "A") +
+         ", beta=" + beta + ", C strides (" + std::to_string(rsc) + "," + std::to_string(csc) +
+         ")) → " + who(c, "C") + "  (CSR scatter, own kernel)";
+}
+
 std::string describe_syrk(const char* routine, char o, char t, index_t n, index_t k,
                           const std::string& alpha, const std::string& beta, index_t lda,
                           index_t ldc, int a, int c) {

@@ -71,7 +71,10 @@ std::string expr_text(const E& e) {
     else
       return cat(t, "{", expr_text(e.values_expr()), "}");
   } else if constexpr (is_matmul_v<std::remove_cvref_t<E>> || is_spmul_v<std::remove_cvref_t<E>>) {
-    return cat("(", expr_text(e.lhs), " · ", expr_text(e.rhs), ")");
+    if constexpr (is_sparse_identity_v<std::remove_cvref_t<decltype(e.rhs)>>)
+      return expr_text(e.lhs); // a sparse operand added as a dense term (A + D)
+    else
+      return cat("(", expr_text(e.lhs), " · ", expr_text(e.rhs), ")");
   } else if constexpr (requires { e.lhs, e.rhs, std::remove_cvref_t<E>::op_name(); }) {
     return cat(std::remove_cvref_t<E>::op_name(), "(", expr_text(e.lhs), ", ", expr_text(e.rhs),
                ")");

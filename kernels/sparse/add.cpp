@@ -1,3 +1,5 @@
+// Sparse + dense (add_dense): C = alpha·op(A) + beta·C for a dense C, a scatter of A's stored
+// entries after C is scaled, rows of A split over threads ("dcsradd").
 // Sparse + sparse (kernels/include/lz/kernels/sparse/csr.hpp, add): C = alpha·A + beta·B over the
 // union of the two patterns, in two passes over the rows. The first counts each row of C (a merge
 // of the two sorted rows), a prefix sum gives row_ptr, the second merges again and writes the
@@ -117,9 +119,71 @@ void add(const csr<V, I>& A, V alpha, const csr<V, I>& B, V beta, std::vector<I>
   });
 }
 
+template <class V, class I>
+void add_dense(blas::trans t, const csr<V, I>& A, V alpha, V beta, V* C, index_t rsc, index_t csc,
+               bool threads) {
+  const bool tr = t != blas::trans::none;
+  const index_t m = tr ? A.cols : A.rows, n = tr ? A.rows : A.cols;
+  const blas::call c{names<V>::add,
+                     blas::order::row_major,
+                     t,
+                     blas::trans::none,
+                     m,
+                     n,
+                     0,
+                     real_part(alpha),
+                     real_part(beta),
+                     A.nnz,
+                     0,
+                     rsc};
+  auto describe = [&] {
+    return std::string(names<V>::add) + "(" + char(t) + ", " + blas::detail::arg("m", m) + ", " +
+           blas::detail::arg("n", n) + ", " + value_arg("alpha", alpha) + ", " +
+           blas::detail::arg("nnz", A.nnz) + ", " + value_arg("beta", beta) + ")";
+  };
+  blas::detail::run(c, double(A.nnz) + double(m) * double(n), false, describe, [&] {
+    const index_t total = m * n + A.nnz;
+    const int nt = threads && total >= 65536 ? lz::num_threads() : 1;
+    // C = beta·C, row by row.
+    if (beta != V(1)) {
+      const index_t parts = std::max<index_t>(1, std::min<index_t>(m, nt));
+      const auto rows = [&](index_t p0, index_t p1) {
+        for (index_t p = p0; p < p1; ++p)
+          for (index_t i = m * p / parts; i < m * (p + 1) / parts; ++i) {
+            V* r = C + i * rsc;
+            if (beta == V(0))
+              for (index_t j = 0; j < n; ++j) r[j * csc] = V(0);
+            else
+              for (index_t j = 0; j < n; ++j) r[j * csc] = mul(beta, r[j * csc]);
+          }
+      };
+      if (parts > 1)
+        cpu::parallel_for(parts, 1, rows);
+      else
+        rows(0, parts);
+    }
+    // The entries: row i of A lands in row i of C (or column i, transposed): rows of A are
+    // disjoint in C, so row blocks run on any thread.
+    const index_t parts = std::max<index_t>(1, std::min<index_t>(A.rows, nt));
+    const bool conj = t == blas::trans::conj_transpose;
+    over_row_parts(A.row_ptr, A.rows, A.nnz, parts, parts > 1, [&](index_t r0, index_t r1) {
+      for (index_t i = r0; i < r1; ++i)
+        for (index_t p = A.row_ptr[i]; p < A.row_ptr[i + 1]; ++p) {
+          V v = A.values[p];
+          if constexpr (is_complex_v<V>)
+            if (conj) v = std::conj(v);
+          const index_t j = A.col_idx[p];
+          V& dst = tr ? C[j * rsc + i * csc] : C[i * rsc + j * csc];
+          dst += alpha == V(1) ? v : mul(alpha, v);
+        }
+    });
+  });
+}
+
 #define LZ_SPARSE_ADD(V, I)                                                                        \
   template void add<V, I>(const csr<V, I>&, V, const csr<V, I>&, V, std::vector<I>&,               \
-                          std::vector<I>&, value_buffer<V>, bool);
+                          std::vector<I>&, value_buffer<V>, bool);                                 \
+  template void add_dense<V, I>(blas::trans, const csr<V, I>&, V, V, V*, index_t, index_t, bool);
 #define LZ_SPARSE_ADD_V(V)                                                                         \
   LZ_SPARSE_ADD(V, std::int32_t)                                                                   \
   LZ_SPARSE_ADD(V, std::int64_t)

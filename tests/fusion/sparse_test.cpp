@@ -743,6 +743,147 @@ BOOST_AUTO_TEST_CASE(a_sum_with_mismatched_shapes_throws_naming_both_and_leaves_
   BOOST_TEST(close(lz::to_dense(P), lz::eval(-lz::to_dense(A)), 0));
 }
 
+// ---- sparse + dense (rule sparse_add) ---------------------------------------------------------
+
+namespace sparse_add_plan_checks {
+using S = lz::csr_matrix<double>;
+using A = const S&;
+using D = const lz::matrix<double>&;
+using lz::fusion::term_counts_v;
+template <class E>
+constexpr rule_id rule = rule_v<double, std::remove_cvref_t<E>>;
+static_assert(lz::expression<decltype(std::declval<A>() + std::declval<D>())>);
+static_assert(rule<decltype(std::declval<A>() + std::declval<D>())> == rule_id::sparse_add);
+static_assert(rule<decltype(std::declval<D>() - 2.0 * lz::transpose(std::declval<A>()))> ==
+              rule_id::sparse_add);
+static_assert(term_counts_v<decltype(std::declval<D>() - std::declval<A>())>.scatter == 1);
+// Two sparse terms, or a sparse term and a product: one step each (sum of products).
+static_assert(rule<decltype((std::declval<A>() + std::declval<A>()) + std::declval<D>())> ==
+              rule_id::sum_of_products);
+static_assert(rule<decltype(std::declval<A>() + std::declval<D>() * std::declval<D>())> ==
+              rule_id::sum_of_products);
+} // namespace sparse_add_plan_checks
+
+BOOST_AUTO_TEST_CASE(a_sparse_plus_dense_is_one_loop_then_one_scatter_and_in_place_only_a_scatter) {
+  const auto A = random_sparse<double>(30, 20, 0.1, 101);
+  const auto D = random_dense<double, 2>({30, 20}, 102);
+  const auto DA = lz::to_dense(A);
+  lz::matrix<double> M(30, 20);
+  lz_test::recording rec;
+  lz::reset_stats();
+  M = A + D;
+  BOOST_TEST(rec.summary() == "dcsradd ");
+  BOOST_TEST(rec.only().alpha == 1.0);
+  BOOST_TEST(rec.only().beta == 1.0); // after the loop wrote D
+  BOOST_TEST(rec.only().lda == A.nnz());
+  BOOST_TEST(lz::stats().temporaries == 0u);
+  BOOST_TEST(close(M, lz::eval(DA + D), 1e-15));
+  rec.calls.clear();
+  lz::reset_stats();
+  M = M - 2 * A; // the destination term folds into β: no loop, no allocation
+  BOOST_TEST(rec.summary() == "dcsradd ");
+  BOOST_TEST(rec.only().alpha == -2.0);
+  BOOST_TEST(rec.only().beta == 1.0);
+  BOOST_TEST(lz::stats().allocations == 0u);
+  BOOST_TEST(close(M, lz::eval(D - DA), 1e-15));
+  rec.calls.clear();
+  M = lz::maximum(A + D, 0.0); // under a function: the scatter lands in M (β = 0), one pass
+  BOOST_TEST(rec.summary() == "dcsradd ");
+  BOOST_TEST(rec.only().beta == 0.0);
+  BOOST_TEST(close(M, lz::eval(lz::maximum(DA + D, 0.0)), 1e-15));
+  const std::string plan = lz::explain(M, D - 2 * A);
+  BOOST_TEST(plan.find("dcsradd(N, 30x20 nnz=" + std::to_string(A.nnz()) + ", alpha=-2") !=
+                 std::string::npos,
+             plan);
+  BOOST_TEST(plan.find("[rule sparse_add]") != std::string::npos, plan);
+  BOOST_TEST(std::abs(double(lz::sum(A + D)) - double(lz::sum(DA + D))) < 1e-12);
+}
+
+template <class T, class I>
+void sparse_plus_dense_matches_the_dense_engine(std::uint64_t seed) {
+  std::mt19937_64 g(seed);
+  for (int trial = 0; trial < 8; ++trial) {
+    const index_t m = index_t(g() % 40), n = index_t(g() % 40);
+    const double d = 0.01 + 0.4 * double(g() % 10) / 10;
+    const auto A = random_sparse<T, I>(m, n, d, seed + trial);
+    const auto At = random_sparse<T, I>(n, m, d, seed + 50 + trial);
+    const auto B = random_sparse<T, I>(m, n, d, seed + 100 + trial);
+    const auto D = random_dense<T, 2>({m, n}, seed + 150 + trial);
+    const auto DA = lz::to_dense(A), DAt = lz::to_dense(At), DB = lz::to_dense(B);
+    const T a = random_value<T>(g);
+    // Destinations in both orders, and a strided view of a larger matrix.
+    lz::tensor<T, 2> big(lz::shape_t<2>{2 * m + 1, 2 * n + 1});
+    lz::tensor<T, 2> colmajor(m, n, lz::layout_left);
+    auto strided = big(lz::range(0, 2 * m, 2), lz::range(1, 2 * n + 1, 2));
+    lz::tensor<T, 2> ref;
+    const auto check = [&](auto&& M) {
+      switch (trial % 4) {
+      case 0:
+        M = A + D;
+        ref = lz::eval(DA + D);
+        break;
+      case 1:
+        M = D - a * lz::transpose(At);
+        ref = lz::eval(D - a * lz::transpose(DAt));
+        break;
+      case 2:
+        M = a * (A - B) + D; // a sparse sum: one scatter per term
+        ref = lz::eval(a * (DA - DB) + D);
+        break;
+      default:
+        M = lz::square(A) + D * a; // a values expression: one loop into a temporary first
+        ref = lz::eval(lz::square(DA) + D * a);
+      }
+      if (m > 0 && n > 0) // (max over an empty matrix has no value)
+        BOOST_TEST(close(lz::eval(M), ref, tol<T>() * 4),
+                   "trial " << trial << " m=" << m << " n=" << n);
+    };
+    check(colmajor);
+    check(strided);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(sparse_plus_dense_matches_the_dense_engine_for_every_type_index_and_layout) {
+  sparse_plus_dense_matches_the_dense_engine<double, std::int32_t>(900);
+  sparse_plus_dense_matches_the_dense_engine<double, std::int64_t>(910);
+  sparse_plus_dense_matches_the_dense_engine<float, std::int32_t>(920);
+  sparse_plus_dense_matches_the_dense_engine<cd, std::int64_t>(930);
+  sparse_plus_dense_matches_the_dense_engine<cf, std::int32_t>(940);
+}
+
+BOOST_AUTO_TEST_CASE(a_large_sparse_plus_dense_is_the_same_on_one_thread_and_on_several) {
+  const auto A = random_sparse<double>(700, 600, 0.02, 103);
+  const auto D = random_dense<double, 2>({700, 600}, 104);
+  const int before = lz::num_threads();
+  lz::set_num_threads(1);
+  lz::matrix<double> M1 = lz::eval(D - 3 * A),
+                     T1 = lz::eval(lz::transpose(A) + 0.5 * lz::eval(lz::transpose(D)));
+  lz::set_num_threads(4);
+  lz::matrix<double> M4 = lz::eval(D - 3 * A),
+                     T4 = lz::eval(lz::transpose(A) + 0.5 * lz::eval(lz::transpose(D)));
+  lz::set_num_threads(before);
+  BOOST_TEST(close(M1, M4, 0));
+  BOOST_TEST(close(T1, T4, 0));
+  BOOST_TEST(close(M1, lz::eval(D - 3.0 * lz::to_dense(A)), 1e-15));
+}
+
+BOOST_AUTO_TEST_CASE(a_sparse_plus_dense_with_mismatched_shapes_throws_and_leaves_m_alone) {
+  const auto A = random_sparse<double>(10, 8, 0.3, 105);
+  const auto D = random_dense<double, 2>({8, 10}, 106);
+  lz::matrix<double> M = lz::to_dense(A);
+  const lz::matrix<double> M0 = M;
+  try {
+    M = A + D;
+    BOOST_FAIL("no shape_error");
+  } catch (const lz::shape_error& e) {
+    const std::string w = e.what();
+    BOOST_TEST(w.find("(10,8)") != std::string::npos, w);
+    BOOST_TEST(w.find("(8,10)") != std::string::npos, w);
+  }
+  BOOST_CHECK_THROW(M = D - A, lz::shape_error);
+  BOOST_TEST(close(M, M0, 0));
+}
+
 // ---- construction --------------------------------------------------------------------------
 
 BOOST_AUTO_TEST_CASE(from_dense_keeps_entries_above_the_tolerance_and_to_dense_inverts_it) {

@@ -205,6 +205,8 @@ class device_exec_sink {
   template <class V>
   void sparse(const char* rule, const fusion::sparse_step<V>& g) {
     require_device_element<V>();
+    if (g.op == fusion::sparse_op::add) // (expr/sparse.hpp refuses device operands to A + D)
+      throw std::logic_error("lz: sparse + dense is not wired on the device");
     using kernels::blas::order;
     trace(rule, g.op == fusion::sparse_op::spmv ? "csrmv" : "csrmm", g.A.rows, g.A.cols, g.k);
     const kernels::dev::sparse::csr<V> A{g.A.rows,    g.A.cols,    g.A.nnz,   g.A.index_bits,

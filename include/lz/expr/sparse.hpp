@@ -1,13 +1,14 @@
 // Sparse operands in expressions: the CSR leaf (`csr_view`; `lz::csr_matrix` in sparse.hpp owns
 // one), elementwise expressions over a sparse matrix's stored values with its own pattern
 // (`sparse_values_expr`: 2*A, abs(A)), the sparse × dense product node (`spmul_expr`: A*x, A*B,
-// transpose(A)*x), and the two nodes with a sparse result whose pattern is computed at
-// assignment: `spgemm_expr` (A*B, both sparse) and `sparse_sum_expr` (α·A + β·B, the union of
-// the patterns; A*B + D). Structure only: the sparse rules (fusion/rules/spmv.hpp, spmm.hpp)
-// turn products and their surroundings into SpMV / SpMM steps, fusion/rules/spgemm.hpp and
-// sparse_sum.hpp compute sparse results; a values expression is ONE dense loop over the values
-// (sparse.hpp). A sparse operand is not an lz::expression: `A + x` with a dense x does not
-// compile (densify with lz::to_dense first).
+// transpose(A)*x; and A + D with D dense, as op(A)·I: `sparse_identity`), and the two nodes with a
+// sparse result whose pattern is computed at assignment: `spgemm_expr` (A*B, both sparse) and
+// `sparse_sum_expr` (α·A + β·B, the union of the patterns; A*B + D). Structure only: the sparse
+// rules (fusion/rules/spmv.hpp, spmm.hpp) turn products and their surroundings into SpMV / SpMM
+// steps, fusion/rules/spgemm.hpp and sparse_sum.hpp compute sparse results; a values expression is
+// ONE dense loop over the values (sparse.hpp). A sparse operand is not an lz::expression:
+// `lz::exp(A)` does not compile (densify with lz::to_dense first); `A + D` with a dense matrix D is
+// a dense expression.
 #pragma once
 
 #include <lz/expr/matmul.hpp>
@@ -164,6 +165,23 @@ template <class E>
 inline constexpr bool is_spmul_v = false;
 template <class S, class X>
 inline constexpr bool is_spmul_v<spmul_expr<S, X>> = true;
+
+/// The right factor of a sparse operand read as a dense term (`A + D`, D dense): op(A)·I, a
+/// product in form only: the step it lowers to adds α·op(A) into the destination
+/// (fusion/sparse.hpp: one `?csradd`, a scatter of the stored entries). Never built by users.
+template <class V>
+struct sparse_identity {
+  using value_type = V;
+  using lz_kind = detail::opaque_kind;
+  static constexpr std::size_t rank = 2;
+  static constexpr memory_space lz_space = memory_space::host;
+  index_t n = 0;
+  shape_t<2> shape() const noexcept { return {n, n}; }
+};
+template <class X>
+inline constexpr bool is_sparse_identity_v = false;
+template <class V>
+inline constexpr bool is_sparse_identity_v<sparse_identity<V>> = true;
 
 /// α·op(A)·op(B) for two sparse terms (built by `A * B`, `transpose(A) * B`, `2 * A * B`): a
 /// sparse result, computed by ONE SpGEMM when assigned to (or used to construct) an
@@ -426,7 +444,63 @@ auto sparse_times(const S& s, const CX& cx) {
     return spmul_expr<S, CX>{s, cx, r};
   }
 }
+// A sparse term as a dense expression term: an operand is op(A)·I (added into the destination
+// by one scatter at assignment); a sum distributes.
+template <class S>
+auto as_dense_term(const S& s) {
+  if constexpr (sparse_sum_expression<S>) {
+    return s.alpha * as_dense_term(s.lhs) + s.beta * as_dense_term(s.rhs);
+  } else if constexpr (spgemm_expression<S>) {
+    static_assert(dependent_false<S>, "lz: a sparse x sparse product plus a dense matrix: assign "
+                                      "the product to an lz::csr_matrix first");
+  } else {
+    using V = value_t<S>;
+    return spmul_expr<S, sparse_identity<V>>{s, sparse_identity<V>{s.shape()[1]}, s.shape()};
+  }
+}
+
+template <class S, class X>
+void check_sparse_dense(const char* op, const S& s, const X& x) {
+  static_assert(rank_v<X> == 2, "lz: a sparse matrix plus a dense operand needs a dense matrix "
+                                "(rank 2; broadcast explicitly)");
+  static_assert(std::is_same_v<value_t<S>, value_t<X>>,
+                "lz: a sparse matrix plus a dense matrix must have the same element type (convert "
+                "one with lz::cast<T>)");
+  static_assert(space_v<S> == memory_space::host && space_v<X> == memory_space::host,
+                "lz: sparse + dense runs on the host only for now");
+  const auto sa = s.shape();
+  const auto sx = x.shape();
+  if (sa[0] != sx[0] || sa[1] != sx[1]) throw_sparse_shapes(op, sa.data(), sx.data());
+}
 } // namespace detail
+
+// A + D, D + A, A - D, D - A for a sparse term A and a dense matrix expression D: a dense result.
+// At assignment D is written into the destination (or is it: `D = D - A` runs in place) and
+// α·op(A) is added by one scatter of the stored entries (rule sparse_add).
+template <sparse_term S, expression X>
+auto operator+(S&& s, X&& x) {
+  detail::check_sparse_lvalue<S>();
+  detail::check_sparse_dense("+", s, x);
+  return detail::as_dense_term(detail::term_closure(s)) + std::forward<X>(x);
+}
+template <expression X, sparse_term S>
+auto operator+(X&& x, S&& s) {
+  detail::check_sparse_lvalue<S>();
+  detail::check_sparse_dense("+", s, x);
+  return std::forward<X>(x) + detail::as_dense_term(detail::term_closure(s));
+}
+template <sparse_term S, expression X>
+auto operator-(S&& s, X&& x) {
+  detail::check_sparse_lvalue<S>();
+  detail::check_sparse_dense("-", s, x);
+  return detail::as_dense_term(detail::term_closure(s)) - std::forward<X>(x);
+}
+template <expression X, sparse_term S>
+auto operator-(X&& x, S&& s) {
+  detail::check_sparse_lvalue<S>();
+  detail::check_sparse_dense("-", s, x);
+  return std::forward<X>(x) - detail::as_dense_term(detail::term_closure(s));
+}
 
 // A + B, A - B for two sparse terms of one shape: the union of their patterns (one merge at
 // assignment, or one loop over the values when the patterns are the same); a shape mismatch is

@@ -35,6 +35,7 @@ enum class rule_id {
   inverse,
   spmv,
   spmm,
+  sparse_add,
   gemm,
   gemv,
   sum_of_products,
@@ -193,11 +194,13 @@ struct sparse_mat {
   bool trans = false; ///< the operand is the stored matrix's transpose (CSC)
 };
 
-/// The sparse products a plan step runs (kernels/sparse).
-enum class sparse_op : unsigned char { spmv, spmm };
+/// The sparse steps a plan runs (kernels/sparse): products, and `add` (C = alpha·op(A) + beta·C,
+/// a scatter of A's stored entries into the dense C).
+enum class sparse_op : unsigned char { spmv, spmm, add };
 
 /// One sparse step: C = alpha·op(A)·B + beta·C, B and C dense with any strides (SpMV: k = 1, B
-/// and C columns). `threads`: the policy lets the kernel split rows over lazuli's threads.
+/// and C columns; add: no B). `threads`: the policy lets the kernel split rows over lazuli's
+/// threads.
 template <class V>
 struct sparse_step {
   sparse_op op = sparse_op::spmv;
@@ -214,6 +217,10 @@ namespace detail_plan {
 std::string describe_sparse(const char* routine, char t, index_t m, index_t n, index_t nnz,
                             index_t k, const std::string& alpha, const std::string& beta,
                             index_t rsb, index_t rsc, int a, int b, int c);
+/// The text of a csradd step: C (m × n, strides rsc, csc) = alpha·op(A) + beta·C.
+std::string describe_sparse_add(const char* routine, char t, index_t m, index_t n, index_t nnz,
+                                const std::string& alpha, const std::string& beta, index_t rsc,
+                                index_t csc, int a, int c);
 std::string describe_lapack(const char* routine, char t, char u, index_t m, index_t n, index_t nrhs,
                             index_t lda, index_t ldb, int a, int b);
 /// The text of a trcheck step (the diagonal of an n×n triangular operand a checked for zeros).
@@ -476,6 +483,14 @@ class explain_sink {
 
   template <class V>
   void sparse(const char* rule, const sparse_step<V>& g) {
+    if (g.op == sparse_op::add) {
+      step(detail_plan::describe_sparse_add(
+               detail_plan::blas_name<V>("csradd"), char(g.t), g.C.rows, g.C.cols, g.A.nnz,
+               detail_plan::scalar_text(g.alpha), detail_plan::scalar_text(g.beta), g.C.rs, g.C.cs,
+               g.A.from.id, g.C.from.id),
+           rule);
+      return;
+    }
     step(detail_plan::describe_sparse(
              detail_plan::blas_name<V>(g.op == sparse_op::spmv ? "csrmv" : "csrmm"), char(g.t),
              g.A.rows, g.A.cols, g.A.nnz, g.k, detail_plan::scalar_text(g.alpha),
@@ -620,6 +635,8 @@ void exec_sink::sparse(const char*, const sparse_step<V>& g) {
                           g.A.values};
     if (g.op == sparse_op::spmv)
       sp::spmv<V, I>(g.t, A, g.alpha, g.B.ptr, g.B.rs, g.beta, g.C.ptr, g.C.rs, g.threads);
+    else if (g.op == sparse_op::add)
+      sp::add_dense<V, I>(g.t, A, g.alpha, g.beta, g.C.ptr, g.C.rs, g.C.cs, g.threads);
     else
       sp::spmm<V, I>(g.t, A, g.k, g.alpha, g.B.ptr, g.B.rs, g.B.cs, g.beta, g.C.ptr, g.C.rs, g.C.cs,
                      g.threads);

@@ -18,6 +18,7 @@
 #include <lz/fusion/rules/normal_equations.hpp>
 #include <lz/fusion/rules/reduce.hpp>
 #include <lz/fusion/rules/solve.hpp>
+#include <lz/fusion/rules/sparse_add.hpp>
 #include <lz/fusion/rules/spmm.hpp>
 #include <lz/fusion/rules/spmv.hpp>
 #include <lz/fusion/rules/sum_of_products.hpp>
@@ -83,6 +84,7 @@ using rule_order = rule_list<rules::reduce,           // an axis reduction strai
                              rules::inverse,          // inv(A) alone → getrf + getri
                              rules::spmv,             // α·op(A)·x + β·y, A sparse → one SpMV
                              rules::spmm,             // α·op(A)·B + β·C, A sparse → one SpMM
+                             rules::sparse_add,       // α·op(A) + D, A sparse → one scatter
                              rules::gemm,             // product terms → BLAS calls into dst
                              rules::gemv,             //
                              rules::sum_of_products,  //

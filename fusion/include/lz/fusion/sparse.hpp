@@ -9,6 +9,8 @@
 //     evaluated into a temporary;
 //   - α = coef · the scalars of both sides; β from the caller (the destination folded, or 1
 //     after another term). The kernels take any strides: no copy for a strided x, y, B or C.
+// A sparse operand added as a dense term (`A + D`: op(A)·I) is one `add` step instead: α·op(A)
+// scattered into C (rule sparse_add).
 #pragma once
 
 #include <lz/expr/sparse.hpp>
@@ -64,15 +66,23 @@ void lower_spmul(Sink& s, const P& pol, const char* rule, const M& prod, const m
   sparse_step<V> g;
   V scale = coef;
   g.A = detail_sparse::prepare_sparse<V>(s, pol, prod.lhs, scale, rule);
+  g.t = g.A.trans ? kernels::blas::trans::transpose : kernels::blas::trans::none;
+  g.C = C;
+  g.beta = beta;
+  g.threads = P::kind == exec_kind::automatic || P::kind == exec_kind::par;
+  if constexpr (is_sparse_identity_v<std::remove_cvref_t<decltype(prod.rhs)>>) {
+    // A + D: op(A)·I is op(A) itself, added into C (a scatter of the stored entries).
+    g.op = sparse_op::add;
+    g.alpha = scale;
+    g.k = C.cols;
+    s.sparse(rule, g);
+    return;
+  }
   const scaled_mat<V> x = prepare_operand<V>(s, pol, prod.rhs, rule);
   g.op = rank_v<M> == 1 ? sparse_op::spmv : sparse_op::spmm;
-  g.t = g.A.trans ? kernels::blas::trans::transpose : kernels::blas::trans::none;
   g.alpha = scale * x.scale;
-  g.beta = beta;
   g.B = x.m;
-  g.C = C;
   g.k = rank_v<M> == 1 ? 1 : C.cols;
-  g.threads = P::kind == exec_kind::automatic || P::kind == exec_kind::par;
   s.sparse(rule, g);
 }
 

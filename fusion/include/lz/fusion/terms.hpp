@@ -1,9 +1,10 @@
 // Additive term analysis shared by the product rules (gemm, gemv, sum of products):
 //   e = Σ coefᵢ·termᵢ   through +, -, unary -, and scalar * or / (scalars gathered from
 //   anywhere: 2*(A*(3*B)), -(A*B), (A*B)/4). A product term is a matmul node or the transpose
-//   of one, or a sparse product (spmul: lowered by sparse.hpp). `lower_terms` then writes the
-//   non-product terms into the destination first (or folds a lone `c·dst` term into β, in place),
-//   and every product with β = 1 after the first: C = 2·A·B + 3·C is ONE gemm(α=2, β=3); A·B + D·E
+//   of one, or a sparse product (spmul: lowered by sparse.hpp; `A + D` makes A one too, op(A)·I).
+//   `lower_terms` then writes the non-product terms into the destination first (or folds a lone
+//   `c·dst` term into β, in place), and every product with β = 1 after the first: C = 2·A·B + 3·C
+//   is ONE gemm(α=2, β=3); A·B + D·E
 //   + C is gemm(β=1) twice after one copy.
 #pragma once
 
@@ -21,6 +22,15 @@ constexpr bool is_product_term() {
     return true;
   else if constexpr (std::is_same_v<K<E>, lz::detail::permute_kind>)
     return is_matmul_v<std::remove_cvref_t<decltype(std::declval<E>().arg)>>;
+  else
+    return false;
+}
+
+// A sparse operand added as a dense term (`A + D`): op(A)·I.
+template <class E>
+constexpr bool is_sparse_add_term() {
+  if constexpr (is_spmul_v<std::remove_cvref_t<E>>)
+    return is_sparse_identity_v<std::remove_cvref_t<decltype(std::declval<E>().rhs)>>;
   else
     return false;
 }
@@ -73,8 +83,9 @@ constexpr shape_kind shape_of() {
 
 struct counts {
   int products = 0, others = 0, product_rank = 0;
-  int leaves = 0; // other terms that are memory leaves
-  int sparse = 0; // products with a sparse operand (counted in `products` too)
+  int leaves = 0;  // other terms that are memory leaves
+  int sparse = 0;  // products with a sparse operand (counted in `products` too)
+  int scatter = 0; // sparse operands added as dense terms (op(A)·I; counted in `sparse` too)
 };
 
 template <class E>
@@ -82,16 +93,24 @@ constexpr counts count() {
   constexpr shape_kind k = shape_of<E>();
   if constexpr (k == shape_kind::sum || k == shape_kind::difference) {
     constexpr counts a = count<arg_t<E, 0>>(), b = count<arg_t<E, 1>>();
-    return {a.products + b.products, a.others + b.others,
-            a.product_rank ? a.product_rank : b.product_rank, a.leaves + b.leaves,
-            a.sparse + b.sparse};
+    return {a.products + b.products,
+            a.others + b.others,
+            a.product_rank ? a.product_rank : b.product_rank,
+            a.leaves + b.leaves,
+            a.sparse + b.sparse,
+            a.scatter + b.scatter};
   } else if constexpr (k == shape_kind::negation || k == shape_kind::scaled_right ||
                        k == shape_kind::divided)
     return count<arg_t<E, 0>>();
   else if constexpr (k == shape_kind::scaled_left)
     return count<arg_t<E, 1>>();
   else if constexpr (is_product_term<E>())
-    return {1, 0, int(rank_v<E>), 0, is_spmul_v<std::remove_cvref_t<E>> ? 1 : 0};
+    return {1,
+            0,
+            int(rank_v<E>),
+            0,
+            is_spmul_v<std::remove_cvref_t<E>> ? 1 : 0,
+            is_sparse_add_term<E>() ? 1 : 0};
   else
     return {0, 1, 0, std::is_same_v<K<E>, lz::detail::leaf_kind> ? 1 : 0};
 }

@@ -13,6 +13,7 @@
 
 #include <lz/fusion/rules/gemm.hpp>
 #include <lz/fusion/rules/gemv.hpp>
+#include <lz/fusion/rules/sparse_add.hpp>
 #include <lz/fusion/rules/spmm.hpp>
 #include <lz/fusion/rules/spmv.hpp>
 #include <lz/fusion/rules/sum_of_products.hpp>
@@ -171,6 +172,7 @@ void lower_nested(Sink& s, const P& pol, View<T, R> dst, const E& e) {
       const mat<V> C = mat_of_dst(target, s.origin_of(target.data()));
       constexpr auto c = term_counts_v<G>;
       constexpr const char* rule = c.products > 1 ? rules::sum_of_products::name
+                                   : c.scatter    ? rules::sparse_add::name
                                    : c.sparse ? (RG == 2 ? rules::spmm::name : rules::spmv::name)
                                    : RG == 2  ? rules::gemm::name
                                               : rules::gemv::name;

@@ -13,8 +13,9 @@ struct spmm : product_terms_rule<spmm> {
   static constexpr const char* name = "spmm";
   /// Compile time: exactly one product term, sparse, with a matrix result (plus any other terms).
   template <class E>
-  static constexpr bool matches = term_counts_v<E>.products == 1 && term_counts_v<E>.sparse == 1 &&
-                                  term_counts_v<E>.product_rank == 2;
+  static constexpr bool matches =
+      term_counts_v<E>.products == 1 && term_counts_v<E>.sparse == 1 &&
+      term_counts_v<E>.product_rank == 2 && term_counts_v<E>.scatter == 0;
   static constexpr rule_id id = rule_id::spmm;
 };
 

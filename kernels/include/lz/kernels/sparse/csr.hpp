@@ -40,6 +40,15 @@ template <class V, class I>
 void spmm(blas::trans t, const csr<V, I>& A, index_t k, V alpha, const V* B, index_t rsb,
           index_t csb, V beta, V* C, index_t rsc, index_t csc, bool threads);
 
+/// C = alpha·op(A) + beta·C for a dense C (op(A).rows × op(A).cols, element (i, j) at
+/// C[i*rsc + j*csc], any signed strides): C scaled (beta == 0 never reads it), then A's stored
+/// entries added where they are (a scatter; op = conj_transpose conjugates them). `threads` as
+/// for spmv; each element of C is written by one thread, so the result does not depend on the
+/// thread count. @pre A has no duplicate entry (a checked pattern) and does not overlap C.
+template <class V, class I>
+void add_dense(blas::trans t, const csr<V, I>& A, V alpha, V beta, V* C, index_t rsc, index_t csc,
+               bool threads);
+
 /// Where a kernel that makes a new matrix puts its values: `get(ctx, nnz)` returns a buffer for
 /// nnz values, called once, when the pattern is known (so a caller's container is written in
 /// place: no copy, no zero-fill). An exception from it propagates.
