@@ -272,7 +272,7 @@ class csr_matrix {
     p->own_col_idx = std::move(r.col_idx);
     p->row_ptr = p->own_row_ptr.data();
     p->col_idx = p->own_col_idx.data();
-    if (r.values.size() != p->nnz) // (a 0-entry result never asked the kernel for values)
+    if (r.values.size() != p->nnz) // (a kernel that returned before asking for the values)
       r.values = tensor<T, 1>(shape_t<1>{p->nnz}, uninitialized);
     p_ = std::move(p);
     v_ = std::move(r.values);
