@@ -141,9 +141,10 @@ void add_dense(blas::trans t, const csr<V, I>& A, V alpha, V beta, V* C, index_t
            blas::detail::arg("n", n) + ", " + value_arg("alpha", alpha) + ", " +
            blas::detail::arg("nnz", A.nnz) + ", " + value_arg("beta", beta) + ")";
   };
-  blas::detail::run(c, double(A.nnz) + double(m) * double(n), false, describe, [&] {
-    const index_t total = m * n + A.nnz;
-    const int nt = threads && total >= 65536 ? lz::num_threads() : 1;
+  // The work: scaling C touches all m·n entries, unless beta is 1; the scatter A's entries.
+  const index_t touched = (beta != V(1) ? m * n : 0) + A.nnz;
+  blas::detail::run(c, double(touched), false, describe, [&] {
+    const int nt = threads && touched >= 65536 ? lz::num_threads() : 1;
     // C = beta·C, row by row.
     if (beta != V(1)) {
       const index_t parts = std::max<index_t>(1, std::min<index_t>(m, nt));
