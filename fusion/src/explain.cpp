@@ -168,6 +168,12 @@ std::string describe_trcheck(index_t n, int a) {
          std::to_string(n) + ") for zeros, before the right-hand side is written";
 }
 
+std::string describe_settled(const char* op, const std::string& shape, index_t block) {
+  return std::string("reduce ") + op + " over " + shape +
+         " → a scalar, settled before the rest is planned (pairwise blocks of " +
+         std::to_string(block) + ", thread-count independent)";
+}
+
 void throw_lapack_info(const char* call, const char* routine, int info, index_t m, index_t n) {
   const std::string r = routine;
   const std::string size = std::to_string(m) + "x" + std::to_string(n);

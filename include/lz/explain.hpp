@@ -151,7 +151,11 @@ fusion::explain_sink plan_text(const P& pol, D&& dst, const E& e, std::string& t
       }
     }
   }
-  fusion::plan_assign<Op>(s, pol, v, e);
+  if constexpr (fusion::settles_v<E>) // as fusion::execute: full reductions first, as scalars
+    fusion::plan_assign<Op>(
+        s, pol, v, fusion::settle_reductions(e, [&](const auto& r) { return s.settled(r); }));
+  else
+    fusion::plan_assign<Op>(s, pol, v, e);
   return s;
 }
 

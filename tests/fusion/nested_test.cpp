@@ -6,6 +6,10 @@
 #include <support/products.hpp>
 #include <support/recording.hpp>
 
+#include <cmath>
+#include <complex>
+#include <random>
+
 using namespace lz_test;
 using lz::fusion::rule_id;
 using lz::fusion::rule_v;
@@ -213,4 +217,119 @@ BOOST_AUTO_TEST_CASE(explain_shows_a_product_that_reads_its_destination_through_
   const lz::matrix<double> C0 = C;
   C = A * C + 2.0 * C;
   BOOST_TEST(max_rel_error(C, reference(A * C0 + 2.0 * C0)) < 1e-12);
+}
+
+// Full reductions inside a tree are settled first: each is one pass (its node's value), and the
+// rest is planned with the values as scalars — no temporary, no nested plan, one loop.
+BOOST_AUTO_TEST_CASE(full_reductions_in_a_tree_are_settled_into_scalars_before_planning) {
+  using lz::fusion::settle_reductions;
+  using lz::fusion::settles_v;
+  lz::vector<double> x = lz::random<double>({1000}, 41, lz::uniform{-1, 1}), z(1000);
+  lz::matrix<double> A = rnd(7, 5, 42);
+  // Compile time: which trees settle, and what is left of them.
+  static_assert(settles_v<decltype(x - lz::mean(x))>);
+  static_assert(settles_v<decltype(lz::transpose(A) * lz::sum(A))>);
+  static_assert(settles_v<decltype(lz::broadcast_to(x - lz::max(x), {3, 1000}))>);
+  static_assert(!settles_v<decltype(x * x)>);
+  static_assert(!settles_v<decltype(lz::sum(A, 0))>);                    // an axis reduction
+  static_assert(!settles_v<decltype(A * (lz::sum(x) * lz::row(A, 0)))>); // inside a product
+  const auto one = [](const auto&) { return 1.0; };
+  using settled = decltype(settle_reductions((x - lz::mean(x)) / lz::norm2(x), one));
+  static_assert(lz::fusion::only_map_v<double, 1, settled>);
+  // Run time: two reduction passes and one loop; nothing allocated.
+  const auto expr = (x - lz::mean(x)) / lz::norm2(x);
+  lz::reset_stats();
+  const std::size_t loops = loops_run([&] { z = (x - lz::mean(x)) / lz::norm2(x); });
+  BOOST_TEST(lz::stats().allocations == 0u);
+  BOOST_TEST(lz::stats().temporaries == 0u);
+  BOOST_TEST(loops == 1u);
+  BOOST_TEST(max_rel_error(z, reference(expr)) < 1e-12);
+  // explain shows the same: the two reductions as their own steps, then the loop.
+  const std::string plan = lz::explain(z, expr);
+  BOOST_TEST_MESSAGE(plan);
+  BOOST_TEST(plan.find("1. reduce mean over (1000,) → a scalar, settled") != std::string::npos,
+             plan);
+  BOOST_TEST(plan.find("2. reduce norm2 over (1000,) → a scalar, settled") != std::string::npos,
+             plan);
+  BOOST_TEST(plan.find("3. loop dst = f(1 operands)") != std::string::npos, plan);
+  BOOST_TEST(plan.find("temporaries: 0") != std::string::npos, plan);
+}
+
+// A settled value folds into the product's own call: `y = sum(v) * (A * x)` is ONE gemv with
+// α = sum(v) (before: a gemv into y, then a loop multiplying y by a temporary).
+BOOST_AUTO_TEST_CASE(a_settled_reduction_folds_into_the_blas_call_as_alpha) {
+  auto A = rnd(40, 30, 43);
+  lz::vector<double> x = lz::random<double>({30}, 44, lz::uniform{-1, 1});
+  lz::vector<double> v = lz::random<double>({17}, 45, lz::uniform{0, 1}), y(40);
+  const double s = lz::sum(v);
+  recording rec;
+  lz::reset_stats();
+  const std::size_t loops = loops_run([&] { y = lz::sum(v) * (A * x); });
+  BOOST_TEST(rec.only().routine == std::string("dgemv"));
+  BOOST_TEST(rec.only().alpha == s);
+  BOOST_TEST(loops == 0u);
+  BOOST_TEST(lz::stats().temporaries == 0u);
+  BOOST_TEST(max_rel_error(y, reference(s * (A * x))) < 1e-13);
+}
+
+// Numbers against the reference on random shapes, layouts and policies; reductions of every
+// kind (sum, mean, norm2, max, min, argmax) in elementwise, transposed and broadcast positions,
+// inside another reduction, and in a tree that reads (and writes) their operand.
+BOOST_AUTO_TEST_CASE(settled_reductions_give_the_reference_values_in_every_position) {
+  std::mt19937_64 rng(46);
+  for (int round = 0; round < 6; ++round) {
+    const index_t m = 1 + index_t(rng() % 23), n = 1 + index_t(rng() % 19);
+    auto A = rnd(m, n, rng()), B = rnd(n, m, rng());
+    lz::vector<double> x = lz::random<double>({n}, rng(), lz::uniform{-2, 2});
+    lz::matrix<double> Z(m, n), Zc(m, n, lz::layout_left);
+    const auto e1 = lz::transpose(B) - lz::max(A) * A + lz::min(B);
+    Z = e1;
+    BOOST_TEST(max_rel_error(Z, reference(e1)) < 1e-13, "m=" << m << " n=" << n);
+    lz::assign(lz::seq, Zc, e1);
+    BOOST_TEST(max_rel_error(Zc, reference(e1)) < 1e-13);
+    const auto e2 = lz::broadcast_to(x - lz::mean(x), {m, n}) / lz::norm2(A);
+    lz::assign(lz::par, Z, e2);
+    BOOST_TEST(max_rel_error(Z, reference(e2)) < 1e-13);
+    // A reduction of a tree holding a reduction (the variance): settled too.
+    const double mu = lz::mean(x);
+    double want = 0;
+    for (index_t j = 0; j < n; ++j) want += (x(j) - mu) * (x(j) - mu);
+    lz::reset_stats();
+    const double var = lz::sum(lz::square(x - lz::mean(x)));
+    BOOST_TEST(lz::stats().allocations == 0u);
+    BOOST_TEST(std::fabs(var - want) <= 1e-12 * (1 + want));
+    // argmax's index as a scalar in a tree of another type.
+    lz::vector<double> w(n);
+    w = x + lz::argmax(x);
+    const auto k = double(index_t(lz::argmax(x)));
+    for (index_t j = 0; j < n; ++j) BOOST_TEST(w(j) == x(j) + k);
+    // The tree reads and writes x: the reductions are computed before x changes.
+    const lz::vector<double> x0 = x;
+    x = (x - lz::mean(x)) / lz::norm2(x);
+    BOOST_TEST(max_rel_error(x, reference((x0 - lz::mean(x0)) / lz::norm2(x0))) < 1e-12);
+  }
+}
+
+// Other element types, the node's kept value, and errors: a reduction that throws leaves the
+// destination untouched.
+BOOST_AUTO_TEST_CASE(settled_reductions_keep_their_semantics_types_and_errors) {
+  lz::vector<std::int64_t> xi{3, -1, 4, 1, -5}, zi(5);
+  zi = 2 * xi - lz::sum(xi);
+  for (index_t j = 0; j < 5; ++j) BOOST_TEST(zi(j) == 2 * xi(j) - 2);
+  using C = std::complex<double>;
+  lz::vector<C> xc{C(1, 2), C(-3, 0.5), C(0, -1)}, zc(3);
+  zc = xc * lz::sum(xc);
+  const C sc = C(1, 2) + C(-3, 0.5) + C(0, -1);
+  for (index_t j = 0; j < 3; ++j) BOOST_TEST(std::abs(zc(j) - xc(j) * sc) < 1e-14);
+  // A reduction kept in a variable is computed at its first use, then fixed (ops/reductions.hpp).
+  lz::vector<double> x{1, 2, 3, 4}, y(4);
+  auto m = lz::mean(x);
+  y = x - m; // computes m = 2.5
+  x = 2.0 * x;
+  y = x - m; // still 2.5
+  for (index_t j = 0; j < 4; ++j) BOOST_TEST(y(j) == 2.0 * double(j + 1) - 2.5);
+  // max of an empty operand throws before anything is written.
+  lz::vector<double> empty(0), z{7, 8, 9};
+  BOOST_CHECK_THROW(z = z + lz::max(empty), lz::shape_error);
+  BOOST_TEST((z(0) == 7 && z(1) == 8 && z(2) == 9));
 }

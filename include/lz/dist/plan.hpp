@@ -376,24 +376,7 @@ auto reduce_value(const reduce_expr<Op, Fin, E>& r) {
 
 template <class X>
 auto settle_reductions(const X& x) {
-  using K = lz::detail::kind_t<X>;
-  if constexpr (lz::fusion::is_axis_reduction_v<X>) {
-    return x;
-  } else if constexpr (std::is_same_v<K, lz::detail::opaque_kind> && rank_v<X> == 0 &&
-                       requires { x.arg; }) {
-    using V = value_t<X>;
-    return scalar_expr<V>{dist::detail::reduce_value(x)};
-  } else if constexpr (std::is_same_v<K, lz::detail::map_kind>) {
-    return [&]<class F, class... A>(const map_expr<F, A...>& e) {
-      return [&]<std::size_t... I>(std::index_sequence<I...>) {
-        using M = map_expr<F, decltype(settle_reductions(lz::detail::get<I>(e.args)))...>;
-        return M{e.f, {{settle_reductions(lz::detail::get<I>(e.args))}...}, e.shape()};
-      }
-      (std::index_sequence_for<A...>{});
-    }(x);
-  } else {
-    return x;
-  }
+  return fusion::settle_reductions(x, [](const auto& r) { return dist::detail::reduce_value(r); });
 }
 
 template <class X>

@@ -225,6 +225,8 @@ std::string describe_lapack(const char* routine, char t, char u, index_t m, inde
                             index_t lda, index_t ldb, int a, int b);
 /// The text of a trcheck step (the diagonal of an n×n triangular operand a checked for zeros).
 std::string describe_trcheck(index_t n, int a);
+/// The text of a full reduction `op` over `shape` settled before planning (rules/reduce.hpp).
+std::string describe_settled(const char* op, const std::string& shape, index_t block);
 /// linalg_error for LAPACK's info > 0 from `routine` on an m×n matrix, in the user's `call`.
 [[noreturn]] void throw_lapack_info(const char* call, const char* routine, int info, index_t m,
                                     index_t n);
@@ -505,6 +507,11 @@ class explain_sink {
   void map(const P& pol, tensor_view<T, R> dst, const E& e);
   template <lz::detail::assign_op Op, class P, class T, std::size_t R, class E>
   void reduce(const P& pol, tensor_view<T, R> dst, const E& e);
+  /// A full reduction settled before the plan (rules/reduce.hpp), described as its own pass.
+  /// Returns a placeholder for its value: NaN where the type has one (a BLAS step's alpha that
+  /// holds it shows "nan"), else 0.
+  template <class E>
+  typename E::value_type settled(const E& e);
 
   /// The whole plan as text.
   std::string text(const std::string& title) const {

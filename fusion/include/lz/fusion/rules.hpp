@@ -132,11 +132,14 @@ constexpr bool only_map_v = !scalar_like<E> && first_rule<T, R, E>() == rule_id:
 /// Executes dst ⊕= e (⊕ = Op) under policy `pol`. @pre shapes checked by evaluate.hpp.
 /// A tree that can only be a loop goes straight to it: the same run_map that plan_assign
 /// would reach through the sink's map step, without instantiating the sink and the rule list
-/// for it (compile time: a tenth of a plain tree's cost, perf/compile).
+/// for it (compile time: a tenth of a plain tree's cost, perf/compile). Full reductions in the
+/// tree are settled first (rules/reduce.hpp): what remains is planned, often a plain loop.
 template <lz::detail::assign_op Op, class P, class T, std::size_t R, class E>
 void execute(const P& pol, tensor_view<T, R> dst, const E& e) {
   if constexpr (only_map_v<T, R, E>) {
     run_map<Op>(pol, dst, e);
+  } else if constexpr (settles_v<E>) {
+    execute<Op>(pol, dst, settle_reductions(e, settled_by(pol)));
   } else {
     exec_sink s;
     plan_assign<Op>(s, pol, dst, e);

@@ -4,11 +4,88 @@
 // otherwise it is computed into one temporary of its shape (rules.hpp, lower_via_temp; the
 // nested rule on device sinks), then assigned. A full reduction assigned to a rank-0
 // destination is computed and stored. Run by kernels/cpu/reduce.cpp.
+// Full reductions INSIDE a host tree (`(x - lz::mean(x)) / lz::norm2(x)`) are settled before the
+// tree is planned: each is computed (one pass, its node's cached value) and enters the tree as a
+// scalar (settle_reductions, below; fusion::execute and lz::explain call it), so the rest is
+// planned as if the user had written the numbers: no temporary, no nested plan
+// (docs/decisions/full-reductions-settled-before-planning.md). lz::dist does the same with its
+// collective reductions; the device keeps them as groups of the nested rule.
 #pragma once
 
 #include <lz/fusion/rules/dot.hpp>
 #include <lz/fusion/terms.hpp>
 #include <lz/kernels/cpu/reduce.hpp>
+
+namespace lz::fusion {
+
+template <class E>
+inline constexpr bool is_axis_reduction_v = false;
+template <class Op, class Fin, class E>
+inline constexpr bool is_axis_reduction_v<reduce_axis_expr<Op, Fin, E>> = true;
+template <class E>
+inline constexpr bool is_full_reduction_v = false;
+template <class Op, class Fin, class E>
+inline constexpr bool is_full_reduction_v<reduce_expr<Op, Fin, E>> = true;
+
+namespace detail_settle {
+template <class E>
+constexpr bool holds() {
+  using K = lz::detail::kind_t<E>;
+  if constexpr (is_full_reduction_v<E>)
+    return true;
+  else if constexpr (std::is_same_v<K, lz::detail::map_kind>)
+    return []<class F, class... A>(const map_expr<F, A...>*) {
+      return (false || ... || holds<A>());
+    }(static_cast<const E*>(nullptr));
+  else if constexpr (std::is_same_v<K, lz::detail::permute_kind> ||
+                     std::is_same_v<K, lz::detail::broadcast_kind>)
+    return holds<decltype(std::declval<E>().arg)>();
+  else
+    return false;
+}
+} // namespace detail_settle
+
+/// True when tree E holds a full reduction in its elementwise part (not inside an opaque node
+/// such as a product, whose own step evaluates its operands) and is not one itself (a full
+/// reduction assigned to a rank-0 destination is the reduce rule's).
+template <class E>
+inline constexpr bool settles_v =
+    !is_full_reduction_v<std::remove_cvref_t<E>> && detail_settle::holds<std::remove_cvref_t<E>>();
+
+/// e with each full reduction of its elementwise part replaced by the scalar `value_of(r)`,
+/// called in the tree's left-to-right order. The other nodes are copied as they are.
+template <class E, class F>
+auto settle_reductions(const E& e, F&& value_of) {
+  using K = lz::detail::kind_t<E>;
+  if constexpr (is_full_reduction_v<E>) {
+    return scalar_expr<value_t<E>>{value_of(e)};
+  } else if constexpr (!detail_settle::holds<E>()) {
+    return e;
+  } else if constexpr (std::is_same_v<K, lz::detail::map_kind>) {
+    return [&]<class G, class... A>(const map_expr<G, A...>& m) {
+      return [&]<std::size_t... J>(std::index_sequence<J...>) {
+        using M = map_expr<G, decltype(settle_reductions(lz::detail::get<J>(m.args), value_of))...>;
+        return M{m.f, {{settle_reductions(lz::detail::get<J>(m.args), value_of)}...}, m.shape_};
+      }
+      (std::index_sequence_for<A...>{});
+    }(e);
+  } else if constexpr (std::is_same_v<K, lz::detail::permute_kind>) {
+    auto a = settle_reductions(e.arg, value_of);
+    return permute_expr<decltype(a)>{std::move(a), e.perm, e.shape_};
+  } else {
+    auto a = settle_reductions(e.arg, value_of);
+    return broadcast_expr<decltype(a), rank_v<E>>{std::move(a), e.shape_};
+  }
+}
+
+/// The host's value of a full reduction in a tree: its node's value (computed at its first use,
+/// under that use's policy, then kept: ops/reductions.hpp).
+template <class P>
+auto settled_by(const P& pol) {
+  return [&pol](const auto& r) { return r.compute(pol); };
+}
+
+} // namespace lz::fusion
 
 namespace lz::detail {
 
@@ -37,20 +114,25 @@ typename reduce_expr<Op, Fin, E>::value_type reduce_value(const P& pol,
   index_t size = 1;
   for (std::size_t k = 0; k < R; ++k) size *= s[k];
   if (!Op::has_identity && size == 0) throw_empty_reduction(Op::name, s.data(), R);
-  if constexpr (std::is_same_v<value_type, acc_type>) { // dot: BLAS where it is faster
-    value_type d{};
-    if (fusion::try_dot<Op, Fin>(r.arg, d)) return d;
+  if constexpr (fusion::settles_v<E>) { // `sum(square(x - mean(x)))`: the mean first, a scalar
+    auto a = fusion::settle_reductions(r.arg, fusion::settled_by(pol));
+    return reduce_value(pol, reduce_expr<Op, Fin, decltype(a)>(std::move(a)));
+  } else {
+    if constexpr (std::is_same_v<value_type, acc_type>) { // dot: BLAS where it is faster
+      value_type d{};
+      if (fusion::try_dot<Op, Fin>(r.arg, d)) return d;
+    }
+    temp_store<opaque_count_v<E>> temps;
+    std::array<operand, N> ops{};
+    flatten(r.arg, ops.data() + 1, pol, temps);
+    if constexpr (N > 1) ops[0] = ops[1]; // walk memory in the first leaf's order
+    constexpr reduce_kernels K = reducer<Op, Fin, value_type, assign_op::set, E,
+                                         P::kind != exec_kind::seq>::template kernels<false>();
+    alignas(64) unsigned char part[max_reduce_partial];
+    run_reduce(int(R), s.data(), int(N), ops.data(), K, &r.arg,
+               reduce_options_for<P>(cost_v<E>, node::is_arg), part);
+    return Fin{}(*reinterpret_cast<const acc_type*>(part), size);
   }
-  temp_store<opaque_count_v<E>> temps;
-  std::array<operand, N> ops{};
-  flatten(r.arg, ops.data() + 1, pol, temps);
-  if constexpr (N > 1) ops[0] = ops[1]; // walk memory in the first leaf's order
-  constexpr reduce_kernels K = reducer<Op, Fin, value_type, assign_op::set, E,
-                                       P::kind != exec_kind::seq>::template kernels<false>();
-  alignas(64) unsigned char part[max_reduce_partial];
-  run_reduce(int(R), s.data(), int(N), ops.data(), K, &r.arg,
-             reduce_options_for<P>(cost_v<E>, node::is_arg), part);
-  return Fin{}(*reinterpret_cast<const acc_type*>(part), size);
 }
 
 template <assign_op AOp, class P, class D, std::size_t RD, class Op, class Fin, class E>
@@ -83,15 +165,6 @@ void reduce_axis_into(const P& pol, tensor_view<D, RD> dst, const reduce_axis_ex
 } // namespace lz::detail
 
 namespace lz::fusion {
-
-template <class E>
-inline constexpr bool is_axis_reduction_v = false;
-template <class Op, class Fin, class E>
-inline constexpr bool is_axis_reduction_v<reduce_axis_expr<Op, Fin, E>> = true;
-template <class E>
-inline constexpr bool is_full_reduction_v = false;
-template <class Op, class Fin, class E>
-inline constexpr bool is_full_reduction_v<reduce_expr<Op, Fin, E>> = true;
 
 /// The reduce rule's run-time condition for an axis reduction e: dst has e's shape and shares no
 /// byte with e's operand (the device's direct path asks the same, device/evaluate.hpp).
@@ -166,13 +239,18 @@ bool has_square_product(const E& e) {
     return false;
   }
 }
+// Explain's note for such a tree.
+template <class E>
+void note_square_product(explain_sink& s, const E& e) {
+  if (has_square_product(e))
+    s.note({"`A * B` of two square matrices of the same shape is the matrix product; the "
+            "elementwise product is lz::hadamard(A, B)"});
+}
 } // namespace detail_reduce
 
 template <lz::detail::assign_op Op, class P, class T, std::size_t R, class E>
 void explain_sink::reduce(const P&, tensor_view<T, R> dst, const E& e) {
-  if (detail_reduce::has_square_product(e.arg))
-    note({"`A * B` of two square matrices of the same shape is the matrix product; the "
-          "elementwise product is lz::hadamard(A, B)"});
+  detail_reduce::note_square_product(*this, e.arg);
   if constexpr (is_axis_reduction_v<E>) {
     loop(std::string("reduce ") + std::remove_cvref_t<E>::op_name() + " along axis " +
              std::to_string(e.axis) + " of " + lz::detail::to_string(e.arg.shape()) + " → " +
@@ -185,6 +263,23 @@ void explain_sink::reduce(const P&, tensor_view<T, R> dst, const E& e) {
              " (pairwise blocks of " + std::to_string(thresholds().reduce_block) +
              ", thread-count independent)",
          "reduce");
+  }
+}
+
+template <class E>
+typename E::value_type explain_sink::settled(const E& e) {
+  detail_reduce::note_square_product(*this, e.arg);
+  loop(detail_plan::describe_settled(E::op_name(), lz::detail::to_string(e.arg.shape()),
+                                     thresholds().reduce_block),
+       "reduce");
+  using V = typename E::value_type;
+  if constexpr (std::numeric_limits<V>::has_quiet_NaN) {
+    return std::numeric_limits<V>::quiet_NaN();
+  } else if constexpr (lz::detail::is_complex_v<V>) {
+    constexpr auto nan = std::numeric_limits<typename V::value_type>::quiet_NaN();
+    return V(nan, nan);
+  } else {
+    return V{};
   }
 }
 
