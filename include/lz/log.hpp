@@ -6,8 +6,10 @@
 #include <lz/config.hpp>
 
 #include <atomic>
-#include <functional>
+#include <cstddef>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 namespace lz::logging {
 
@@ -53,7 +55,56 @@ const char* name(channel c) noexcept;
 /// thread-safe, and must not call lz::logging::write). A sink that throws loses that line: the
 /// exception is reported on stderr and never reaches the computation that traced it. An empty
 /// function restores stderr.
-using sink = std::function<void(channel, const std::string&)>;
+/// Made from any callable taking (channel, const std::string&): a lambda, a function, a
+/// std::function; empty from `nullptr`, `{}`, a null function pointer or an empty std::function.
+/// (A small owning wrapper of lazuli's own: std::function's header was 5% of what including
+/// lz.hpp makes the compiler read, perf/compile.)
+class sink {
+ public:
+  sink() noexcept = default;
+  sink(std::nullptr_t) noexcept {}
+  template <class F>
+  requires(!std::is_same_v<std::remove_cvref_t<F>, sink> &&
+           !std::is_same_v<std::remove_cvref_t<F>, std::nullptr_t> &&
+           std::is_invocable_v<std::decay_t<F>&, channel, const std::string&>) sink(F&& f) {
+    using D = std::decay_t<F>;
+    using G = std::remove_cvref_t<F>; // (a function reference is never null)
+    if constexpr (std::is_pointer_v<G> || std::is_member_pointer_v<G>) {
+      if (f == nullptr) return;
+    } else if constexpr (std::is_class_v<D> && requires(const D& d) { d == nullptr; }) {
+      if (f == nullptr) return;
+    }
+    obj_ = new D(std::forward<F>(f));
+    ops_ = &ops_for<D>;
+  }
+  sink(const sink& o) : obj_(o.obj_ ? o.ops_->clone(o.obj_) : nullptr), ops_(o.ops_) {}
+  sink(sink&& o) noexcept : obj_(std::exchange(o.obj_, nullptr)), ops_(o.ops_) {}
+  sink& operator=(sink o) noexcept {
+    std::swap(obj_, o.obj_);
+    std::swap(ops_, o.ops_);
+    return *this;
+  }
+  ~sink() {
+    if (obj_) ops_->destroy(obj_);
+  }
+  explicit operator bool() const noexcept { return obj_ != nullptr; }
+  /// @pre not empty.
+  void operator()(channel c, const std::string& line) const { ops_->call(obj_, c, line); }
+
+ private:
+  struct ops {
+    void (*call)(void*, channel, const std::string&);
+    void* (*clone)(const void*);
+    void (*destroy)(void*) noexcept;
+  };
+  template <class D>
+  static constexpr ops ops_for = {
+      [](void* p, channel c, const std::string& l) { (*static_cast<D*>(p))(c, l); },
+      [](const void* p) -> void* { return new D(*static_cast<const D*>(p)); },
+      [](void* p) noexcept { delete static_cast<D*>(p); }};
+  void* obj_ = nullptr;
+  const ops* ops_ = nullptr;
+};
 /// Routes trace lines to `s` instead of stderr (see sink above); an empty function restores stderr.
 void set_sink(sink s);
 

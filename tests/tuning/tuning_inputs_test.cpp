@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -216,6 +217,38 @@ BOOST_AUTO_TEST_CASE(a_logging_sink_receives_each_line_with_its_channel) {
   const std::string back = lz_test::capture_stderr([&] { C = A * B; });
   BOOST_TEST(has(back, "[lz:blas]"), back);
   lz::logging::disable(lz::logging::blas);
+}
+
+// A sink is made from any callable (a lambda, a function, a std::function), copied and moved
+// like a value; null function pointers and empty std::functions make an empty sink (stderr).
+BOOST_AUTO_TEST_CASE(a_logging_sink_takes_any_callable_and_empty_ones_mean_stderr) {
+  using lz::logging::channel;
+  using lz::logging::sink;
+  std::string got;
+  const sink a = [&](channel, const std::string& m) { got += m; };
+  sink b = a; // a copy calls the same callable, which is copied
+  a(lz::logging::blas, "1");
+  b(lz::logging::blas, "2");
+  const sink c = std::move(b);
+  BOOST_TEST(!b);
+  c(lz::logging::blas, "3");
+  BOOST_TEST(got == "123");
+  static std::string seen;
+  void (*fn)(channel, const std::string&) = [](channel, const std::string& m) { seen = m; };
+  const sink f = fn;
+  f(lz::logging::loop, "fp");
+  BOOST_TEST(seen == "fp");
+  void (*none)(channel, const std::string&) = nullptr;
+  BOOST_TEST(!sink(none));
+  BOOST_TEST(!sink(std::function<void(channel, const std::string&)>()));
+  BOOST_TEST(!sink(nullptr));
+  BOOST_TEST(!sink{});
+  const std::function<void(channel, const std::string&)> sf = [&](channel, const std::string& m) {
+    got += m;
+  };
+  BOOST_TEST(bool(sink(sf)));
+  sink{sf}(lz::logging::loop, "4");
+  BOOST_TEST(got == "1234");
 }
 
 BOOST_AUTO_TEST_CASE(unknown_logging_channels_are_named_not_ignored) {
