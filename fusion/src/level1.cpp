@@ -1,5 +1,6 @@
 // The level-1 BLAS rule's decision (fusion/rules/level1.hpp), compiled once per element type:
 // each tree only gathers its additive terms (pointer, extents, strides, coefficient).
+#include <lz/fusion/plan.hpp>
 #include <lz/fusion/rules/level1.hpp>
 
 namespace lz::fusion::detail_level1 {
@@ -91,9 +92,19 @@ choice<T> choose(lz::detail::assign_op op, int rank, const term<T>& dst, const t
   return c;
 }
 
+template <class T>
+bool run(lz::detail::assign_op op, int rank, const term<T>& dst, const term<T>* terms, int count) {
+  if (size_of(rank, dst.extents) < thresholds().level1_blas) return false;
+  exec_sink s;
+  return emit(s, choose<T>(op, rank, dst, terms, count), const_cast<T*>(dst.ptr));
+}
+
 template choice<float> choose(lz::detail::assign_op, int, const term<float>&, const term<float>*,
                               int);
 template choice<double> choose(lz::detail::assign_op, int, const term<double>&, const term<double>*,
                                int);
+
+template bool run(lz::detail::assign_op, int, const term<float>&, const term<float>*, int);
+template bool run(lz::detail::assign_op, int, const term<double>&, const term<double>*, int);
 
 } // namespace lz::fusion::detail_level1

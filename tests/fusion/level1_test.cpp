@@ -132,6 +132,48 @@ BOOST_AUTO_TEST_CASE(trees_that_can_only_be_loops_skip_the_rule_list) {
   BOOST_TEST(max_rel_error(z, reference(2.5 * x + y)) < 1e-14);
 }
 
+// Compile time: a tree whose only candidates are BLAS 1 in place and the loop asks the compiled
+// chooser, then loops, without the rule list (fusion::execute); other trees still plan through
+// it. Run time: an axpy where it applies and the size reaches the threshold, else one loop; the
+// reference's numbers either way, no allocation.
+BOOST_AUTO_TEST_CASE(sums_of_scaled_leaves_ask_blas1_then_loop_without_the_rule_list) {
+  using lz::fusion::level1_or_map_v;
+  lz::vector<double> x = lz::random<double>({300}, 31), y = lz::random<double>({300}, 32), z(300);
+  lz::vector<float> xf(4);
+  lz::vector<int> xi(4);
+  lz::matrix<double> A = lz::random<double>({6, 6}, 33), B = lz::random<double>({6, 6}, 34);
+  static_assert(level1_or_map_v<double, 1, decltype(2.5 * x + y)>);
+  static_assert(level1_or_map_v<double, 1, decltype(-x + y / 2.0)>);
+  static_assert(level1_or_map_v<double, 2, decltype(lz::transpose(A) - A)>);
+  static_assert(level1_or_map_v<float, 1, decltype(2.0f * xf)>);
+  static_assert(!level1_or_map_v<double, 1, decltype(x * y)>);         // only a loop
+  static_assert(!level1_or_map_v<int, 1, decltype(3 * xi + xi)>);      // no BLAS for int
+  static_assert(!level1_or_map_v<double, 2, decltype(A * B + A)>);     // a product: gemm first
+  static_assert(!level1_or_map_v<double, 1, decltype(lz::sum(A, 0))>); // a reduction
+  const lz::vector<double> x0 = x, y0 = y;
+  thresholds_guard g;
+  lz::thresholds().level1_blas = 0;
+  {
+    recording rec;
+    lz::reset_stats();
+    y = 2.5 * x + y; // in place: one daxpy
+    BOOST_TEST(std::string(rec.only().routine) == "daxpy");
+    BOOST_TEST(rec.only().alpha == 2.5);
+    z = 2.5 * x + y; // into another vector: no BLAS 1 form, the loop
+    BOOST_TEST(rec.calls.size() == 1u);
+    BOOST_TEST(lz::stats().allocations == 0u);
+  }
+  BOOST_TEST(max_rel_error(y, reference(2.5 * x0 + y0)) < 1e-14);
+  BOOST_TEST(max_rel_error(z, reference(5.0 * x0 + y0)) < 1e-14);
+  lz::thresholds().level1_blas = 1000; // above the size: the loop
+  {
+    recording rec;
+    y = 2.5 * x + y;
+    BOOST_TEST(rec.calls.empty());
+  }
+  BOOST_TEST(max_rel_error(y, reference(5.0 * x0 + y0)) < 1e-14);
+}
+
 // Run time: the terms' geometry decides; every refusal falls back to the fused loop with the
 // same numbers.
 BOOST_AUTO_TEST_CASE(level1_refuses_broadcast_overlapping_and_mismatched_layouts) {

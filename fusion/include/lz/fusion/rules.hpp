@@ -54,6 +54,13 @@ struct rule_list {
     }
     (std::make_index_sequence<c.count>{});
   }
+  /// True when exactly rules `a` then `b` are the ones plan would try for dst (T, R) ⊕= E.
+  template <class T, std::size_t R, class E>
+  static constexpr bool tries_only(rule_id a, rule_id b) {
+    constexpr tried t = tried_for<T, R, E>();
+    constexpr rule_id ids[] = {Rules::id...};
+    return t.count == 2 && ids[t.index[0]] == a && ids[t.index[1]] == b;
+  }
 
  private:
   template <std::size_t I>
@@ -129,17 +136,42 @@ void plan_assign(Sink& s, const P& pol, View<T, R> dst, const E& e) {
 template <class T, std::size_t R, class E>
 constexpr bool only_map_v = !scalar_like<E> && first_rule<T, R, E>() == rule_id::map;
 
+/// True when plan_assign can only try BLAS 1 (in place) and then the loop for dst (T, R) ⊕= E.
+template <class T, std::size_t R, class E>
+constexpr bool level1_or_map_v =
+    !scalar_like<E> && rule_order::tries_only<T, R, E>(rule_id::level1, rule_id::map);
+
 /// Executes dst ⊕= e (⊕ = Op) under policy `pol`. @pre shapes checked by evaluate.hpp.
 /// A tree that can only be a loop goes straight to it: the same run_map that plan_assign
 /// would reach through the sink's map step, without instantiating the sink and the rule list
-/// for it (compile time: a tenth of a plain tree's cost, perf/compile). Full reductions in the
-/// tree are settled first (rules/reduce.hpp): what remains is planned, often a plain loop.
+/// for it (compile time: a tenth of a plain tree's cost, perf/compile); so does a tree that
+/// could be BLAS 1 in place (`y = a*x + y`, compiled choice, else the loop). Full reductions
+/// in the tree are settled first (rules/reduce.hpp): what remains is planned, often a plain
+/// loop.
 template <lz::detail::assign_op Op, class P, class T, std::size_t R, class E>
 void execute(const P& pol, tensor_view<T, R> dst, const E& e) {
   if constexpr (only_map_v<T, R, E>) {
     run_map<Op>(pol, dst, e);
+  } else if constexpr (level1_or_map_v<T, R, E>) {
+    if (!run_level1<Op>(dst, e)) run_map<Op>(pol, dst, e);
   } else if constexpr (settles_v<E>) {
     execute<Op>(pol, dst, settle_reductions(e, settled_by(pol)));
+  } else if constexpr (is_axis_reduction_v<E> && std::is_same_v<value_t<E>, T>) {
+    // The reduce rule, else via_temp's temporary, without planning the tree twice through the
+    // rule list (compile time: perf/compile's lz::sum(A, 0) cost ~0.8 G instructions).
+    if (reduces_into(dst, e)) {
+      e.template apply_to<Op>(pol, dst);
+    } else {
+      exec_sink s;
+      if (s.noting()) { // the reduce and via-temp rules' notes
+        s.note({"reduce rule skipped: the destination overlaps the operand or is broadcast"});
+        s.note({"the destination overlaps an operand or broadcasts the result: the tree is "
+                "evaluated into a temporary, then assigned"});
+      }
+      const auto t = s.temp<T, R>(e.shape(), "tree reads the destination");
+      e.template apply_to<lz::detail::assign_op::set>(pol, t);
+      execute<Op>(pol, dst, tensor_view<const T, R>(t.data(), t.layout(), lz::detail::trusted));
+    }
   } else {
     exec_sink s;
     plan_assign<Op>(s, pol, dst, e);

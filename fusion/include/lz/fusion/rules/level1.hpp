@@ -90,45 +90,79 @@ bool emit(Sink& s, const choice<T>& c, T* y) {
 
 } // namespace detail_level1
 
+namespace detail_level1 {
+
+/// Compiled once for float and double (fusion/src/level1.cpp): choose, and when a call
+/// applies (and the size reaches lz::thresholds().level1_blas) run it as exec_sink does.
+/// False when the assignment is not a BLAS 1 call: the caller runs its loop.
+template <class T>
+bool run(lz::detail::assign_op op, int rank, const term<T>& dst, const term<T>* terms, int count);
+
+/// The additive terms of dst ⊕= e as the chooser sees them (the sign of -= folded in; for *=
+/// the destination scaled): their count, or more than 2 when e is not a sum of at most two
+/// scaled leaves of the destination's type and rank (no BLAS 1 call then). The terms point into
+/// dst's and e's layouts: both must outlive them.
+template <lz::detail::assign_op Op, template <class, std::size_t> class View, class T,
+          std::size_t R, class E>
+int gather(const View<T, R>& dst, const E& e, term<T>& y, term<T> (&terms)[2]) {
+  using lz::detail::assign_op;
+  const auto& dl = dst.layout();
+  y = {dst.data(), dl.extents.data(), dl.strides.data(), T(0)};
+  int count = 0;
+  if constexpr (Op == assign_op::mul) { // x *= a: the destination, scaled
+    if constexpr (!detail_terms::is_scalar<E>()) {
+      return 3;
+    } else {
+      terms[0] = y;
+      terms[0].coef = T(e.value);
+      return 1;
+    }
+  } else {
+    for_each_term(e, Op == assign_op::sub ? T(-1) : T(1), [&](const auto& t, const T& coef) {
+      using X = std::remove_cvref_t<decltype(t)>;
+      if constexpr (std::is_same_v<lz::detail::kind_t<X>, lz::detail::leaf_kind> &&
+                    std::is_same_v<value_t<X>, T> && rank_v<X> == R) {
+        if (count < 2)
+          terms[count] = {t.data(), t.layout().extents.data(), t.layout().strides.data(), coef};
+        ++count;
+      } else {
+        count = 3; // not a scaled leaf: no BLAS 1 call
+      }
+    });
+    return count;
+  }
+}
+
+} // namespace detail_level1
+
 /// axpy / scal when the assignment has that exact shape and BLAS 1 is enabled for its size.
 /// Per tree only the terms are gathered; the decision is compiled once (detail_level1::choose).
 template <lz::detail::assign_op Op, class Sink, template <class, std::size_t> class View, class T,
           std::size_t R, class E>
 bool lower_level1(Sink& s, View<T, R> dst, const E& e) {
-  using lz::detail::assign_op;
-  if constexpr (R == 0 || Op == assign_op::div) {
+  if constexpr (R == 0 || Op == lz::detail::assign_op::div) {
     return false;
   } else {
     if (dst.size() < thresholds().level1_blas) return false;
-    using term_t = detail_level1::term<T>;
-    const auto& dl = dst.layout();
-    const term_t y{dst.data(), dl.extents.data(), dl.strides.data(), T(0)};
-    term_t terms[2];
-    int count = 0;
-    if constexpr (Op == assign_op::mul) { // x *= a: the destination, scaled
-      if constexpr (!detail_terms::is_scalar<E>()) {
-        return false;
-      } else {
-        terms[0] = y;
-        terms[0].coef = T(e.value);
-        count = 1;
-      }
-    } else {
-      for_each_term(e, Op == assign_op::sub ? T(-1) : T(1), [&](const auto& t, const T& coef) {
-        using X = std::remove_cvref_t<decltype(t)>;
-        if constexpr (std::is_same_v<lz::detail::kind_t<X>, lz::detail::leaf_kind> &&
-                      std::is_same_v<value_t<X>, T> && rank_v<X> == R) {
-          if (count < 2)
-            terms[count] = {t.data(), t.layout().extents.data(), t.layout().strides.data(), coef};
-          ++count;
-        } else {
-          count = 3; // not a scaled leaf: no BLAS 1 call
-        }
-      });
-      if (count > 2) return false;
-    }
+    detail_level1::term<T> y, terms[2];
+    const int count = detail_level1::gather<Op>(dst, e, y, terms);
+    if (count > 2) return false;
     return detail_level1::emit(s, detail_level1::choose<T>(Op, int(R), y, terms, count),
                                dst.data());
+  }
+}
+
+/// lower_level1 on the executing sink without one (fusion::execute, a tree whose only
+/// candidates are this rule and the loop): the choice and the call are compiled.
+template <lz::detail::assign_op Op, class T, std::size_t R, class E>
+bool run_level1(tensor_view<T, R> dst, const E& e) {
+  if constexpr (R == 0 || Op == lz::detail::assign_op::div) {
+    return false;
+  } else {
+    if (dst.size() < thresholds().level1_blas) return false; // (inline: small ones' fixed cost)
+    detail_level1::term<T> y, terms[2];
+    const int count = detail_level1::gather<Op>(dst, e, y, terms);
+    return count <= 2 && detail_level1::run<T>(Op, int(R), y, terms, count);
   }
 }
 
