@@ -351,6 +351,39 @@ BOOST_AUTO_TEST_CASE(compound_assignment_of_axis_reductions_matches_the_referenc
   }
 }
 
+// Compile time: reductions of trees that differ only in their leaves' types (a vector, a
+// matrix, a transposed or sliced view) share one kernel (kernels/cpu/reduce.hpp, reducer_for);
+// a different functor or element type does not. Run time: each gives the reference's numbers.
+BOOST_AUTO_TEST_CASE(reductions_of_the_same_computation_share_one_kernel) {
+  namespace cpu = lz::kernels::cpu;
+  using lz::red::identity_fin;
+  using lz::red::sum_op;
+  constexpr auto set = lz::detail::assign_op::set;
+  lz::vector<double> x = lz::random<double>({50}, 41), y = lz::random<double>({50}, 42);
+  lz::matrix<double> A = lz::random<double>({7, 5}, 43);
+  const auto at = lz::transpose(A);
+  const auto ax = lz::slice(A, lz::range(0, 7, 2), lz::all);
+  using xs = decltype((x - y) * 2.0);
+  using as = decltype((at - at) * 2.0);
+  using ss = decltype((ax - lz::slice(A, lz::range(1, 7, 2), lz::all)) * 2.0);
+  using k1 = cpu::reducer_for<sum_op, identity_fin, double, set, xs, true>;
+  static_assert(std::is_same_v<k1, cpu::reducer_for<sum_op, identity_fin, double, set, as, true>>);
+  static_assert(std::is_same_v<k1, cpu::reducer_for<sum_op, identity_fin, double, set, ss, true>>);
+  static_assert(
+      !std::is_same_v<
+          k1, cpu::reducer_for<sum_op, identity_fin, double, set, decltype((x - y) / 2.0), true>>);
+  static_assert(!std::is_same_v<k1, cpu::reducer_for<sum_op, identity_fin, float, set, xs, true>>);
+  static_assert(!std::is_same_v<cpu::reducer_for<sum_op, identity_fin, double, set, xs, true>,
+                                cpu::reducer_for<sum_op, identity_fin, double, set, xs, false>>);
+  BOOST_TEST(std::fabs(lz::sum((x - y) * 2.0) - ref_scalar(lz::sum((x - y) * 2.0))) <= 1e-12);
+  const auto as_e = (lz::transpose(A) - 0.5 * lz::transpose(A)) * 2.0;
+  BOOST_TEST(std::fabs(lz::sum(as_e) - ref_scalar(lz::sum(as_e))) <= 1e-12);
+  lz::vector<double> cols = lz::sum(as_e, 1);
+  BOOST_TEST(max_rel_error(cols, reference(lz::sum(as_e, 1))) < 1e-13);
+  lz::vector<double> rows = lz::sum(ax * 2.0, 0);
+  BOOST_TEST(max_rel_error(rows, reference(lz::sum(ax * 2.0, 0))) < 1e-13);
+}
+
 // The empty reductions: min/max/argmin/argmax throw, the others give their identity.
 BOOST_AUTO_TEST_CASE(empty_reductions_give_their_identity_or_throw) {
   const lz::matrix<double> e(0, 5), f(3, 0);

@@ -207,6 +207,48 @@ BOOST_AUTO_TEST_CASE(streaming_stores_match_the_reference) {
   check_streaming<std::int64_t>(g);
 }
 
+// Compile time: a kernel is instantiated per kernel tree (functors, scalars, operand indices),
+// so expressions that differ only in their leaves' types (vectors, a transposed matrix, a row
+// and a column, a broadcast) share one; another functor, scalar position or element type does
+// not. Run time: each gives the reference's numbers through the shared kernel.
+BOOST_AUTO_TEST_CASE(expressions_that_differ_only_in_leaf_types_share_one_kernel) {
+  namespace cpu = lz::kernels::cpu;
+  constexpr auto set = lz::detail::assign_op::set;
+  lz::tensor<double, 1> x = lz::random<double>({40}, 51), y = lz::random<double>({40}, 52), z;
+  lz::tensor<double, 2> A = lz::random<double>({6, 40}, 53), B = lz::random<double>({40, 6}, 54);
+  lz::tensor<double, 1> b = lz::random<double>({6}, 55);
+  lz::tensor<double, 2> Z;
+  lz::tensor<float, 1> xf(4);
+  using vv = std::remove_cvref_t<decltype(x + y)>;
+  using tm = std::remove_cvref_t<decltype(lz::transpose(A) + B)>;
+  using rc = std::remove_cvref_t<decltype(lz::row(A, 2) + lz::col(B, 3))>;
+  using bc = std::remove_cvref_t<decltype(B + lz::broadcast_to(b, {40, 6}))>;
+  static_assert(std::is_same_v<cpu::kernel_tree_t<vv>, cpu::kernel_tree_t<tm>>);
+  static_assert(std::is_same_v<cpu::kernel_tree_t<vv>, cpu::kernel_tree_t<rc>>);
+  static_assert(std::is_same_v<cpu::kernel_tree_t<vv>, cpu::kernel_tree_t<bc>>);
+  static_assert(!std::is_same_v<cpu::kernel_tree_t<vv>, cpu::kernel_tree_t<decltype(x - y)>>);
+  static_assert(!std::is_same_v<cpu::kernel_tree_t<vv>, cpu::kernel_tree_t<decltype(x + 2.0)>>);
+  static_assert(!std::is_same_v<cpu::kernel_tree_t<vv>, cpu::kernel_tree_t<decltype(xf + xf)>>);
+  // Leaves are numbered depth-first: (x + 2.0) * y reads operands 1 and 2.
+  using num = cpu::kernel_tree_t<decltype((x + 2.0) * y)>;
+  static_assert(num::leaves == 2);
+  constexpr auto kv = cpu::map_kernel_for<double, vv, true, set>();
+  static_assert(kv.fn == cpu::map_kernel_for<double, tm, true, set>().fn);
+  static_assert(kv.fn == cpu::map_kernel_for<double, rc, true, set>().fn);
+  static_assert(kv.fn != cpu::map_kernel_for<double, vv, false, set>().fn); // scalar kernel
+  z = x + y;
+  BOOST_TEST(lz_test::max_rel_error(z, lz_test::reference(x + y)) == 0.0);
+  Z = lz::transpose(A) + B;
+  BOOST_TEST(lz_test::max_rel_error(Z, lz_test::reference(lz::transpose(A) + B)) == 0.0);
+  z = lz::row(A, 2) + lz::col(B, 3);
+  BOOST_TEST(lz_test::max_rel_error(z, lz_test::reference(lz::row(A, 2) + lz::col(B, 3))) == 0.0);
+  Z = B + lz::broadcast_to(b, {40, 6});
+  BOOST_TEST(lz_test::max_rel_error(Z, lz_test::reference(B + lz::broadcast_to(b, {40, 6}))) ==
+             0.0);
+  z = (x + 2.0) * y;
+  BOOST_TEST(lz_test::max_rel_error(z, lz_test::reference((x + 2.0) * y)) < 1e-15);
+}
+
 BOOST_AUTO_TEST_CASE(transcendental_trees_stream_only_on_avx512_others_everywhere) {
   using lz::kernels::cpu::map_kernel_for;
   lz::tensor<double, 1> x(64), y(64), w(64), v(64);

@@ -40,12 +40,13 @@ LZ_INLINE void fill_operands(const P& pol, tensor_view<T, R> dst, const E& e,
 // tree's one kernel, its operands and the policy's options. `dst` by reference: the call
 // points at its extents.
 template <detail::assign_op Op, class P, class T, std::size_t R, class E>
-LZ_INLINE kernels::cpu::map_call map_call_for(const tensor_view<T, R>& dst, const E& e,
+LZ_INLINE kernels::cpu::map_call map_call_for(const tensor_view<T, R>& dst,
+                                              const kernels::cpu::kernel_tree_t<E>& k,
                                               detail::operand* ops) {
   using namespace kernels::cpu;
   map_call c;
   c.k = map_kernel_for<T, E, allow_simd<P>, Op>();
-  c.tree = &e;
+  c.tree = &k;
   c.count = int(1 + detail::leaf_count_v<E>);
   c.ops = ops;
   c.rank = int(R);
@@ -66,7 +67,8 @@ void run_map(const P& pol, tensor_view<T, R> dst, const E& e) {
   detail::temp_store<detail::opaque_count_v<E>> temps;
   std::array<detail::operand, 1 + detail::leaf_count_v<E>> ops{};
   detail_map::fill_operands(pol, dst, e, ops, temps);
-  kernels::cpu::run_map(detail_map::map_call_for<Op, P>(dst, e, ops.data()));
+  const auto k = kernels::cpu::skeleton(e);
+  kernels::cpu::run_map(detail_map::map_call_for<Op, P, T, R, E>(dst, k, ops.data()));
 }
 
 /// Explain text of run_map's decisions (no memory is touched; opaque nodes were lowered first).
@@ -77,8 +79,9 @@ std::string describe_map(const P& pol, tensor_view<T, R> dst, const E& e,
   detail::temp_store<0> none;
   std::array<detail::operand, 1 + detail::leaf_count_v<E>> ops{};
   detail_map::fill_operands(pol, dst, e, ops, none);
-  return kernels::cpu::describe_map(detail_map::map_call_for<Op, P>(dst, e, ops.data()), dst_name,
-                                    aliased);
+  const auto k = kernels::cpu::skeleton(e);
+  return kernels::cpu::describe_map(detail_map::map_call_for<Op, P, T, R, E>(dst, k, ops.data()),
+                                    dst_name, aliased);
 }
 
 /// The map step on the host sinks: run it (kernels::cpu::run_map also writes the LZ_LOG=loop

@@ -126,10 +126,11 @@ typename reduce_expr<Op, Fin, E>::value_type reduce_value(const P& pol,
     std::array<operand, N> ops{};
     flatten(r.arg, ops.data() + 1, pol, temps);
     if constexpr (N > 1) ops[0] = ops[1]; // walk memory in the first leaf's order
-    constexpr reduce_kernels K = reducer<Op, Fin, value_type, assign_op::set, E,
-                                         P::kind != exec_kind::seq>::template kernels<false>();
+    constexpr reduce_kernels K = reducer_for<Op, Fin, value_type, assign_op::set, E,
+                                             P::kind != exec_kind::seq>::template kernels<false>();
     alignas(64) unsigned char part[max_reduce_partial];
-    run_reduce(int(R), s.data(), int(N), ops.data(), K, &r.arg,
+    const auto k = skeleton(r.arg);
+    run_reduce(int(R), s.data(), int(N), ops.data(), K, &k,
                reduce_options_for<P>(cost_v<E>, node::is_arg), part);
     return Fin{}(*reinterpret_cast<const acc_type*>(part), size);
   }
@@ -157,8 +158,10 @@ void reduce_axis_into(const P& pol, tensor_view<D, RD> dst, const reduce_axis_ex
     t[m] = ops[j].strides[axis];
     for (std::size_t k = 0; k < R; ++k) ops[j].strides[k] = t[k];
   }
-  constexpr reduce_kernels K = reducer<Op, Fin, D, AOp, E, P::kind != exec_kind::seq>::kernels();
-  run_reduce_axis(int(RD), dst.shape().data(), len, int(N), ops.data(), K, &r.arg,
+  constexpr reduce_kernels K =
+      reducer_for<Op, Fin, D, AOp, E, P::kind != exec_kind::seq>::kernels();
+  const auto k = skeleton(r.arg);
+  run_reduce_axis(int(RD), dst.shape().data(), len, int(N), ops.data(), K, &k,
                   reduce_options_for<P>(cost_v<E>, reduce_axis_expr<Op, Fin, E>::is_arg));
 }
 

@@ -69,24 +69,12 @@ void run_reduce_axis(int out_rank, const index_t* out_ext, index_t axis_len, int
 
 namespace detail_red {
 
-template <class E>
+/// The element size of each operand of kernel tree K (index 0, the destination's, left 0).
+template <class K>
 constexpr auto leaf_sizes() {
-  std::array<index_t, 1 + detail::leaf_count_v<E>> s{};
-  std::size_t k = 1;
-  auto visit = [&](auto self, auto* node) -> void {
-    using N = std::remove_pointer_t<decltype(node)>;
-    using K = detail::kind_t<N>;
-    if constexpr (std::is_same_v<K, detail::leaf_kind> || std::is_same_v<K, detail::opaque_kind>)
-      s[k++] = sizeof(value_t<N>);
-    else if constexpr (std::is_same_v<K, detail::map_kind>)
-      [&]<class F, class... A>(const map_expr<F, A...>*) {
-        (self(self, static_cast<A*>(nullptr)), ...);
-      }(static_cast<const N*>(nullptr));
-    else if constexpr (std::is_same_v<K, detail::permute_kind> ||
-                       std::is_same_v<K, detail::broadcast_kind>)
-      self(self, static_cast<std::remove_cvref_t<decltype(std::declval<N>().arg)>*>(nullptr));
-  };
-  visit(visit, static_cast<std::remove_cvref_t<E>*>(nullptr));
+  std::array<index_t, 1 + K::leaves> s{};
+  index_t* out = s.data() + 1;
+  K::leaf_sizes(out);
   return s;
 }
 
@@ -160,23 +148,18 @@ struct red_store {
   }
 };
 
-/// Reduction kernels for tree E reduced by Op, finalized by Fin, stored into D with ⊕ = AOp:
-/// per tree only the slab (and the vertical axis kernel); the rest per Op and element type.
-template <class Op, class Fin, class D, detail::assign_op AOp, class E, bool AllowSimd>
+/// Reduction kernels for kernel tree K (elements V; row.hpp) reduced by Op, finalized by Fin,
+/// stored into D with ⊕ = AOp: per tree only the slab (and the vertical axis kernel); the rest
+/// per Op and element type. TreeSimd: the tree runs on xsimd batches of V (reducer_for).
+template <class Op, class Fin, class D, detail::assign_op AOp, class K, class V, bool TreeSimd>
 struct reducer {
-  using V = value_t<E>;
   using A = typename Op::template acc_t<V>;
   static constexpr bool is_arg = red::arg_accumulator<A>;
-  static constexpr bool S = [] {
-    if constexpr (!AllowSimd || is_arg || !std::is_same_v<A, V>)
-      return false;
-    else
-      return simd_ok<V, E, xsimd::batch<V>>();
-  }();
+  static constexpr bool S = TreeSimd && !is_arg && std::is_same_v<A, V>;
   using accum = red_acc<Op, V, S>;
   using state = typename accum::state;
   static constexpr int U = accum::U, W = accum::W;
-  static constexpr std::size_t N = 1 + detail::leaf_count_v<E>;
+  static constexpr std::size_t N = 1 + K::leaves;
   static constexpr auto store = &red_store<Fin, D, AOp, A>::store;
 
   static A element(const auto& v, index_t idx) {
@@ -191,7 +174,7 @@ struct reducer {
                    index_t rows, index_t n, index_t first, index_t row_step,
                    [[maybe_unused]] index_t prefetch, void* st) {
     constexpr mode M = mode::unit;
-    const E& e = *static_cast<const E*>(ctx);
+    const K& e = *static_cast<const K*>(ctx);
     state& sum = *static_cast<state*>(st);
     char* q[N];
     for (std::size_t k = 0; k < N; ++k) q[k] = p[k];
@@ -200,21 +183,22 @@ struct reducer {
     if constexpr (S)
       for (int u = 0; u < U; ++u) acc[u] = AccB::load_unaligned(sum.lanes + u * W);
     for (index_t r = 0; r < rows; ++r) {
-      const auto b = bind<1>(e, q, s);
       index_t i = 0;
       if constexpr (S) {
         using B = xsimd::batch<V>;
         for (; i + U * W <= n; i += U * W) {
-          constexpr auto esz = detail_red::leaf_sizes<E>();
+          constexpr auto esz = detail_red::leaf_sizes<K>();
           if (prefetch > 0) // every line of the batches `prefetch` elements ahead
             for (std::size_t k = 1; k < N; ++k)
               for (index_t l = 0; l < U * W * esz[k]; l += 64)
                 __builtin_prefetch(q[k] + (i + prefetch) * esz[k] + l);
-          for (int u = 0; u < U; ++u) acc[u] = Op::combine(acc[u], b.template vec<M, B>(i + u * W));
+          for (int u = 0; u < U; ++u)
+            acc[u] = Op::combine(acc[u], e.template vec<M, B>(q, s, i + u * W));
         }
-        for (; i + W <= n; i += W) acc[0] = Op::combine(acc[0], b.template vec<M, B>(i));
+        for (; i + W <= n; i += W) acc[0] = Op::combine(acc[0], e.template vec<M, B>(q, s, i));
       }
-      for (; i < n; ++i) sum.tail = Op::combine(sum.tail, element(b.template at<M>(i), first + i));
+      for (; i < n; ++i)
+        sum.tail = Op::combine(sum.tail, element(e.template at<M>(q, s, i), first + i));
       first += row_step;
       for (std::size_t k = 0; k < N; ++k) q[k] += so[k];
     }
@@ -227,19 +211,18 @@ struct reducer {
                        const index_t* s_axis, index_t len, index_t nout, char* dst) {
     if constexpr (S) {
       using B = xsimd::batch<V>;
-      const E& e = *static_cast<const E*>(ctx);
-      constexpr auto esize = detail_red::leaf_sizes<E>();
+      const K& e = *static_cast<const K*>(ctx);
+      constexpr auto esize = detail_red::leaf_sizes<K>();
       // Inner strides across outputs are 1 or 0 (broadcast leaves): bcast mode covers both.
       for (index_t j0 = 0; j0 < nout; j0 += W) {
         const index_t w = nout - j0 < W ? nout - j0 : W;
         auto load_row = [&](index_t k) -> B {
           char* q[N];
           for (std::size_t l = 1; l < N; ++l) q[l] = p[l] + (k * s_axis[l]) * esize[l];
-          const auto b = bind<1>(e, q, s_inner);
-          if (w == W) return b.template vec<mode::bcast, B>(j0);
+          if (w == W) return e.template vec<mode::bcast, B>(q, s_inner, j0);
           alignas(64) V tmp[W];
           for (index_t j = 0; j < W; ++j)
-            tmp[j] = j < w ? static_cast<V>(b.template at<mode::bcast>(j0 + j))
+            tmp[j] = j < w ? static_cast<V>(e.template at<mode::bcast>(q, s_inner, j0 + j))
                            : Op::template identity<V>();
           return B::load_aligned(tmp);
         };
@@ -274,5 +257,22 @@ struct reducer {
             W};
   }
 };
+
+/// Whether expression E reduced by Op runs on xsimd batches of its elements.
+template <class Op, class E, bool AllowSimd>
+constexpr bool reduces_on_batches() {
+  using V = value_t<E>;
+  using A = typename Op::template acc_t<V>;
+  if constexpr (!AllowSimd || red::arg_accumulator<A> || !std::is_same_v<A, V>)
+    return false;
+  else
+    return simd_ok<V, E, xsimd::batch<V>>();
+}
+
+/// The reducer of expression E: one per kernel tree, shared by trees that differ only in their
+/// leaves' types (`lz::sum(x)` and `lz::sum(A)` run the same slab).
+template <class Op, class Fin, class D, detail::assign_op AOp, class E, bool AllowSimd>
+using reducer_for =
+    reducer<Op, Fin, D, AOp, kernel_tree_t<E>, value_t<E>, reduces_on_batches<Op, E, AllowSimd>()>;
 
 } // namespace lz::kernels::cpu

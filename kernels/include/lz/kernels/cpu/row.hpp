@@ -1,7 +1,7 @@
-// CPU kernel tree: an expression bound to raw pointers, and its one slab kernel
-// (rows x n elements) that the compiled loop driver (loop.cpp) calls. This is the only place
-// expression trees meet xsimd; everything around it (coalescing, tiling, threads) is compiled
-// once in lazuli_kernels.
+// CPU kernel tree: an expression's functors and scalars with its leaves as operand indices,
+// and its one slab kernel (rows x n elements) that the compiled loop driver (loop.cpp) calls.
+// This is the only place expression trees meet xsimd; everything around it (coalescing,
+// tiling, threads) is compiled once in lazuli_kernels.
 #pragma once
 
 #include <lz/expr/traverse.hpp>
@@ -85,70 +85,85 @@ LZ_INLINE void stream_store(D* p, const B& v) {
 
 } // namespace detail_row
 
-template <class T>
+// ---- kernel trees ----------------------------------------------------------------------------
+// A kernel runs on the kernel tree of its expression: functors and scalars only, each leaf an
+// operand index that reads the row's pointer array (p[I], inner stride s[I]). Expressions that
+// differ only in their leaves' C++ types (a vector, a matrix, a transposed, sliced or broadcast
+// view) have the same kernel tree and share one kernel (compile time, perf/compile;
+// docs/decisions/kernel-trees-shared-across-leaf-types.md).
+
+/// Operand I, of element type T.
+template <class T, std::size_t I>
 struct bound_leaf {
-  const T* p;
-  index_t s;
+  static constexpr std::size_t leaves = 1;
+  static constexpr void leaf_sizes(index_t*& out) { *out++ = index_t(sizeof(T)); }
   template <mode M>
-  LZ_INLINE T at(index_t i) const noexcept {
+  LZ_INLINE T at(char* const* p, const index_t* s, index_t i) const noexcept {
+    const T* q = reinterpret_cast<const T*>(p[I]);
     if constexpr (M == mode::unit)
-      return p[i];
+      return q[i];
     else
-      return p[i * s];
+      return q[i * s[I]];
   }
   template <mode M, class B>
-  LZ_INLINE B vec(index_t i) const noexcept {
+  LZ_INLINE B vec(char* const* p, const index_t* s, index_t i) const noexcept {
+    const T* q = reinterpret_cast<const T*>(p[I]);
     if constexpr (M == mode::unit)
-      return B::load_unaligned(p + i);
+      return B::load_unaligned(q + i);
     else
-      return s ? B::load_unaligned(p + i) : B(*p);
+      return s[I] ? B::load_unaligned(q + i) : B(*q);
   }
 };
 
 template <class S>
 struct bound_scalar {
+  static constexpr std::size_t leaves = 0;
+  static constexpr void leaf_sizes(index_t*&) {}
   S v;
   template <mode M>
-  LZ_INLINE S at(index_t) const noexcept {
+  LZ_INLINE S at(char* const*, const index_t*, index_t) const noexcept {
     return v;
   }
   template <mode M, class B>
-  LZ_INLINE B vec(index_t) const noexcept {
+  LZ_INLINE B vec(char* const*, const index_t*, index_t) const noexcept {
     return B(v);
   }
 };
 
 template <class F, class... C>
 struct bound_map {
+  static constexpr std::size_t leaves = (std::size_t(0) + ... + C::leaves);
+  static constexpr void leaf_sizes(index_t*& out) { (C::leaf_sizes(out), ...); }
   [[no_unique_address]] F f;
   detail::pack<C...> c;
   using seq = std::index_sequence_for<C...>;
   template <mode M, std::size_t... J>
-  LZ_INLINE auto at_(index_t i, std::index_sequence<J...>) const {
-    return f(detail::get<J>(c).template at<M>(i)...);
+  LZ_INLINE auto at_(char* const* p, const index_t* s, index_t i, std::index_sequence<J...>) const {
+    return f(detail::get<J>(c).template at<M>(p, s, i)...);
   }
   // The batch path's return type is spelled out so that a functor without a batch overload (a
   // user's scalar lambda in lz::map) makes vec() absent, not ill-formed: simd_ok then says no.
   template <mode M, class B, std::size_t... J>
-  LZ_INLINE auto vec_(index_t i, std::index_sequence<J...>) const
-      -> decltype(f(detail::get<J>(c).template vec<M, B>(i)...)) {
-    return f(detail::get<J>(c).template vec<M, B>(i)...);
+  LZ_INLINE auto vec_(char* const* p, const index_t* s, index_t i, std::index_sequence<J...>) const
+      -> decltype(f(detail::get<J>(c).template vec<M, B>(p, s, i)...)) {
+    return f(detail::get<J>(c).template vec<M, B>(p, s, i)...);
   }
   template <mode M>
-  LZ_INLINE auto at(index_t i) const {
-    return at_<M>(i, seq{});
+  LZ_INLINE auto at(char* const* p, const index_t* s, index_t i) const {
+    return at_<M>(p, s, i, seq{});
   }
   template <mode M, class B>
-  LZ_INLINE auto vec(index_t i) const -> decltype(this->template vec_<M, B>(i, seq{})) {
-    return vec_<M, B>(i, seq{});
+  LZ_INLINE auto vec(char* const* p, const index_t* s, index_t i) const
+      -> decltype(this->template vec_<M, B>(p, s, i, seq{})) {
+    return vec_<M, B>(p, s, i, seq{});
   }
 };
 
 template <std::size_t I, class E>
-LZ_INLINE auto bind(const E& e, char* const* p, const index_t* s);
+LZ_INLINE auto bind(const E& e);
 
 template <std::size_t I, class F, class... A>
-LZ_INLINE auto bind_map(const map_expr<F, A...>& e, char* const* p, const index_t* s) {
+LZ_INLINE auto bind_map(const map_expr<F, A...>& e) {
   // Operand index of each child's first leaf: I + leaves of the children before it.
   constexpr auto off = [] {
     std::array<std::size_t, sizeof...(A) + 1> o{};
@@ -158,24 +173,34 @@ LZ_INLINE auto bind_map(const map_expr<F, A...>& e, char* const* p, const index_
     return o;
   }();
   return [&]<std::size_t... J>(std::index_sequence<J...>) {
-    return bound_map<F, decltype(bind<off[J]>(detail::get<J>(e.args), p, s))...>{
-        e.f, {{bind<off[J]>(detail::get<J>(e.args), p, s)}...}};
+    return bound_map<F, decltype(bind<off[J]>(detail::get<J>(e.args)))...>{
+        e.f, {{bind<off[J]>(detail::get<J>(e.args))}...}};
   }
   (std::index_sequence_for<A...>{});
 }
 
-/// Binds tree `e` to operand pointers p[I...] with inner strides s[I...] (depth-first leaves).
+/// The kernel tree of `e`, its leaves numbered from I (depth-first).
 template <std::size_t I, class E>
-LZ_INLINE auto bind(const E& e, char* const* p, const index_t* s) {
+LZ_INLINE auto bind(const E& e) {
   using K = detail::kind_t<E>;
   if constexpr (std::is_same_v<K, detail::leaf_kind> || std::is_same_v<K, detail::opaque_kind>)
-    return bound_leaf<value_t<E>>{reinterpret_cast<const value_t<E>*>(p[I]), s[I]};
+    return bound_leaf<value_t<E>, I>{};
   else if constexpr (std::is_same_v<K, detail::scalar_kind>)
     return bound_scalar<value_t<E>>{e.value};
   else if constexpr (std::is_same_v<K, detail::map_kind>)
-    return bind_map<I>(e, p, s);
+    return bind_map<I>(e);
   else
-    return bind<I>(e.arg, p, s); // permute / broadcast only change strides
+    return bind<I>(e.arg); // permute / broadcast only change strides
+}
+
+/// The kernel tree of expression E (operands from 1: 0 is the destination).
+template <class E>
+using kernel_tree_t = decltype(bind<1>(std::declval<const E&>()));
+
+/// E's kernel tree: what a kernel receives as its context.
+template <class E>
+LZ_INLINE kernel_tree_t<E> skeleton(const E& e) {
+  return bind<1>(e);
 }
 
 template <class T>
@@ -320,44 +345,43 @@ constexpr bool stream_ok() {
 /// slab_kernel flags: write the destination with non-temporal stores (see mode::stream).
 inline constexpr int slab_stream = 1;
 
-/// The one kernel of a (destination type, tree, Op): rows x n elements, every operand
+/// The one kernel of a (destination type, kernel tree K, Op): rows x n elements, every operand
 /// contiguous along the rows (the compiled driver, loop.cpp, packs strided and broadcast
-/// operands into contiguous buffers first). p[0] is the destination, p[1..] the leaves, each at
-/// the slab's first element; so are the row strides in bytes.
-/// A SIMD kernel (Simd) runs whole batches only: @pre n is a multiple of the batch size; with
-/// `slab_stream` in flags (only passed where stream_ok) its stores are non-temporal:
-/// @pre every row of the destination starts batch-aligned. The compiled driver runs each row's
-/// unaligned head and partial last batch on copies padded to a whole batch, and fences the
-/// streaming stores, so that this code, instantiated per tree, is one vector loop: no scalar
-/// tail, no peel (docs/decisions/one-vector-loop-per-tree.md).
-template <class D, class E, bool Simd, detail::assign_op Op>
+/// operands into contiguous buffers first). ctx is the kernel tree; p[0] is the destination,
+/// p[1..] the leaves, each at the slab's first element; so are the row strides in bytes.
+/// A SIMD kernel (B, a batch type, not void) runs whole batches only: @pre n is a multiple of
+/// the batch size; with `slab_stream` in flags (only passed where Stream) its stores are
+/// non-temporal: @pre every row of the destination starts batch-aligned. The compiled driver
+/// runs each row's unaligned head and partial last batch on copies padded to a whole batch,
+/// and fences the streaming stores, so that this code, instantiated per kernel tree, is one
+/// vector loop: no scalar tail, no peel (docs/decisions/one-vector-loop-per-tree.md).
+template <class D, class K, class B, detail::assign_op Op, bool Unroll, bool Stream>
 void slab_kernel(const void* ctx, char* const* p, const index_t* so, index_t rows, index_t n,
                  [[maybe_unused]] int flags) {
   constexpr mode L = mode::unit;
-  const E& e = *static_cast<const E*>(ctx);
-  constexpr std::size_t N = 1 + detail::leaf_count_v<E>;
+  const K& b = *static_cast<const K*>(ctx);
+  constexpr std::size_t N = 1 + K::leaves;
   char* q[N];
   const index_t unit[N] = {};
   for (std::size_t k = 0; k < N; ++k) q[k] = p[k];
   for (index_t r = 0; r < rows; ++r) {
-    const auto b = bind<1>(e, q, unit);
     D* out = reinterpret_cast<D*>(q[0]);
     index_t i = 0;
-    if constexpr (Simd) {
-      using B = slab_batch<D, E>;
+    if constexpr (!std::is_void_v<B>) {
       constexpr index_t W = B::size;
       auto get = [&](index_t j) -> B {
         if constexpr (Op == detail::assign_op::set)
-          return b.template vec<L, B>(j);
+          return b.template vec<L, B>(q, unit, j);
         else
-          return fn::assign_combine<Op>(B::load_unaligned(out + j), b.template vec<L, B>(j));
+          return fn::assign_combine<Op>(B::load_unaligned(out + j),
+                                        b.template vec<L, B>(q, unit, j));
       };
       // The stream choice stays a run-time test, once per batch: the empty asm
       // keeps the compiler from unswitching the loop into a second copy of the tree's body
       // (compile time); the branch is perfectly predicted.
       [[maybe_unused]] int nt = flags & slab_stream;
       auto streaming = [&] {
-        if constexpr (stream_ok<D, E, Simd, Op>()) {
+        if constexpr (Stream) {
           asm("" : "+r"(nt));
           return nt != 0;
         } else {
@@ -365,7 +389,7 @@ void slab_kernel(const void* ctx, char* const* p, const index_t* so, index_t row
         }
       };
       auto put = [&]([[maybe_unused]] bool st, index_t j, const B& v) {
-        if constexpr (stream_ok<D, E, Simd, Op>())
+        if constexpr (Stream)
           if (st) return detail_row::stream_store(out + j, v);
         v.store_unaligned(out + j);
       };
@@ -373,7 +397,7 @@ void slab_kernel(const void* ctx, char* const* p, const index_t* so, index_t row
       // on the optimized body: unrolling by hand gave the same speed but four copies of the
       // inlined tree to optimize (perf/compile). An expensive tree (transcendentals) has latency
       // enough to hide within one batch.
-      if constexpr (detail::cost_v<E> <= unroll_cost) {
+      if constexpr (Unroll) {
         LZ_UNROLL_4
         for (; i < n; i += W) put(streaming(), i, get(i));
       } else {
@@ -382,7 +406,7 @@ void slab_kernel(const void* ctx, char* const* p, const index_t* so, index_t row
     } else {
       for (; i < n; ++i) {
         D& o = out[i];
-        o = static_cast<D>(fn::assign_combine<Op>(o, b.template at<L>(i)));
+        o = static_cast<D>(fn::assign_combine<Op>(o, b.template at<L>(q, unit, i)));
       }
     }
     for (std::size_t k = 0; k < N; ++k) q[k] += so[k];
@@ -410,7 +434,10 @@ constexpr map_kernel map_kernel_for() {
     else
       return 1;
   }();
-  return {&slab_kernel<D, E, S, Op>, W, stream_ok<D, E, S, Op>(), Op != detail::assign_op::set};
+  constexpr bool St = stream_ok<D, E, S, Op>();
+  using B = std::conditional_t<S, slab_batch<D, E>, void>;
+  return {&slab_kernel<D, kernel_tree_t<E>, B, Op, (detail::cost_v<E> <= unroll_cost), St>, W, St,
+          Op != detail::assign_op::set};
 }
 
 } // namespace lz::kernels::cpu
