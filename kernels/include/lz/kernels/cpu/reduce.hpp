@@ -174,7 +174,7 @@ struct reducer {
                    index_t rows, index_t n, index_t first, index_t row_step,
                    [[maybe_unused]] index_t prefetch, void* st) {
     constexpr mode M = mode::unit;
-    const K& e = *static_cast<const K*>(ctx);
+    const K e = *static_cast<const K*>(ctx); // (a local: its scalars stay in registers)
     state& sum = *static_cast<state*>(st);
     char* q[N];
     for (std::size_t k = 0; k < N; ++k) q[k] = p[k];
@@ -211,7 +211,7 @@ struct reducer {
                        const index_t* s_axis, index_t len, index_t nout, char* dst) {
     if constexpr (S) {
       using B = xsimd::batch<V>;
-      const K& e = *static_cast<const K*>(ctx);
+      const K e = *static_cast<const K*>(ctx);
       constexpr auto esize = detail_red::leaf_sizes<K>();
       // Inner strides across outputs are 1 or 0 (broadcast leaves): bcast mode covers both.
       for (index_t j0 = 0; j0 < nout; j0 += W) {

@@ -359,7 +359,9 @@ template <class D, class K, class B, detail::assign_op Op, bool Unroll, bool Str
 void slab_kernel(const void* ctx, char* const* p, const index_t* so, index_t rows, index_t n,
                  [[maybe_unused]] int flags) {
   constexpr mode L = mode::unit;
-  const K& b = *static_cast<const K*>(ctx);
+  // A copy: scalars read through ctx would be reloaded after every store to the destination
+  // (it may alias them); in a local they stay in registers (W1 n=1000: ~1.25x slower without).
+  const K b = *static_cast<const K*>(ctx);
   constexpr std::size_t N = 1 + K::leaves;
   char* q[N];
   const index_t unit[N] = {};
