@@ -94,7 +94,6 @@ choice<T> choose(lz::detail::assign_op op, int rank, const term<T>& dst, const t
 
 template <class T>
 bool run(lz::detail::assign_op op, int rank, const term<T>& dst, const term<T>* terms, int count) {
-  if (size_of(rank, dst.extents) < thresholds().level1_blas) return false;
   exec_sink s;
   return emit(s, choose<T>(op, rank, dst, terms, count), const_cast<T*>(dst.ptr));
 }

@@ -93,8 +93,8 @@ bool emit(Sink& s, const choice<T>& c, T* y) {
 namespace detail_level1 {
 
 /// Compiled once for float and double (fusion/src/level1.cpp): choose, and when a call
-/// applies (and the size reaches lz::thresholds().level1_blas) run it as exec_sink does.
-/// False when the assignment is not a BLAS 1 call: the caller runs its loop.
+/// applies run it as exec_sink does. False when the assignment is not a BLAS 1 call: the
+/// caller runs its loop. @pre the size reaches lz::thresholds().level1_blas (run_level1).
 template <class T>
 bool run(lz::detail::assign_op op, int rank, const term<T>& dst, const term<T>* terms, int count);
 
