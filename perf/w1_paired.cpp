@@ -8,6 +8,7 @@
 //
 //   build/perf/w1_paired                 # n = 8 and 1000, 41 rounds
 //   build/perf/w1_paired 1000 101        # n = 1000, 101 rounds
+//   build/perf/w1_paired 1000 101 cpu    # the same in this thread's CPU time (a loaded machine)
 #include <support/bench_support.hpp>
 
 #include <lz/lz.hpp>
@@ -15,12 +16,19 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 namespace {
 
 using lz_perf::median;
-using lz_perf::ns_per_call;
+
+bool cpu_time = false; // time blocks in this thread's CPU time, not wall time
+
+template <class F>
+double ns_per_call(F&& f, long calls) {
+  return cpu_time ? lz_perf::cpu_ns_per_call(f, calls) : lz_perf::ns_per_call(f, calls);
+}
 
 __attribute__((noinline)) void hand(double* z, const double* x, const double* y, long n) {
   for (long i = 0; i < n; ++i) z[i] = 2.5 * x[i] + 1.5 * y[i];
@@ -44,8 +52,8 @@ void run(long n, int rounds) {
       std::exit(1);
     }
   std::printf("W1 n=%-6ld hand %8.1f ns  lazuli %8.1f ns  lazuli/hand %.3f  (median of %d "
-              "paired rounds; ratio min %.3f max %.3f)\n",
-              n, median(th), median(tl), median(ratio), rounds,
+              "paired rounds, %s time; ratio min %.3f max %.3f)\n",
+              n, median(th), median(tl), median(ratio), rounds, cpu_time ? "thread CPU" : "wall",
               *std::min_element(ratio.begin(), ratio.end()),
               *std::max_element(ratio.begin(), ratio.end()));
 }
@@ -54,6 +62,7 @@ void run(long n, int rounds) {
 
 int main(int argc, char** argv) {
   const int rounds = argc > 2 ? std::atoi(argv[2]) : 41;
+  cpu_time = argc > 3 && std::string(argv[3]) == "cpu";
   if (argc > 1) {
     run(std::atol(argv[1]), rounds);
   } else {

@@ -568,48 +568,62 @@ LZ_INLINE bool dense(const detail::operand& d, int rank, const index_t* e) {
   return row || col;
 }
 
-// The contiguous fast path applies: every operand is addressed exactly as the dense
-// destination, and lies apart from it or at the same position.
-LZ_INLINE bool flat(const map_call& c, index_t n) {
+// The contiguous fast path applies: the destination is one dense block and every operand is
+// addressed exactly as it, apart from it or at the same position; p gets their pointers. Rank 1
+// is tested apart (the fixed cost of a small assignment: W1 n=1e3).
+LZ_INLINE bool flat(const map_call& c, index_t n, char** p) {
   const detail::operand& d = c.ops[0];
-  if (!dense(d, c.rank, c.extents)) return false;
+  const bool one = c.info->rank == 1;
+  if (one ? !(n == 1 || d.strides[0] == 1) : !dense(d, c.info->rank, c.extents)) return false;
   const char* d0 = d.ptr;
   const char* d1 = d0 + n * d.esize;
-  for (int j = 1; j < c.count; ++j) {
+  p[0] = d.ptr;
+  for (int j = 1; j < c.info->count; ++j) {
     const detail::operand& o = c.ops[j];
-    for (int k = 0; k < c.rank; ++k)
-      if (o.strides[k] != d.strides[k] && c.extents[k] != 1) return false;
+    if (one) {
+      if (o.strides[0] != d.strides[0] && n != 1) return false;
+    } else {
+      for (int k = 0; k < c.info->rank; ++k)
+        if (o.strides[k] != d.strides[k] && c.extents[k] != 1) return false;
+    }
     if (!(o.ptr == d0 || o.ptr + n * o.esize <= d0 || d1 <= o.ptr)) return false;
+    p[j] = o.ptr;
   }
   return true;
 }
 
 // Threads of the fast path for n elements (1: this one).
 LZ_INLINE int flat_threads(const map_call& c, index_t n, const tuning& t) {
-  if (!c.threads) return 1;
-  const index_t limit = std::max(c.automatic ? t.parallel_work.get() : 0, min_parallel_work);
-  return n * c.cost >= limit ? std::max(num_threads(), 1) : 1;
+  if (!c.info->threads) return 1;
+  const index_t limit = std::max(c.info->automatic ? t.parallel_work.get() : 0, min_parallel_work);
+  return n * c.info->cost >= limit ? std::max(num_threads(), 1) : 1;
 }
 
-LZ_INLINE void run_flat(const map_call& c, index_t n) {
-  const int count = c.count;
+// The fast path on hw threads: chunks of whole batches. Out of line (as is the general path):
+// the one-thread path keeps a small frame (the fixed cost of a small assignment).
+LZ_NOINLINE void run_flat_threads(const map_call& c, index_t n, char* const* p, int hw,
+                                  bool stream) {
+  const int count = c.info->count;
   const index_t es = c.ops[0].esize;
-  char* p[max_operands];
-  for (int j = 0; j < count; ++j) p[j] = c.ops[j].ptr;
-  const tuning& t = thresholds();
-  const bool stream = t.stream_bytes > 0 && n * es >= t.stream_bytes;
-  const int hw = flat_threads(c, n, t);
-  if (hw <= 1) {
-    run_kernel(c.k, c.tree, count, p, zeros, 1, n, es, stream);
-    return;
-  }
   index_t chunk = (n / (8 * index_t(hw)) + 255) / 256 * 256; // ~8 items per thread
   if (chunk < 256) chunk = 256;
   parallel_for(n, chunk, [&](index_t b, index_t e) {
     char* q[max_operands];
     for (int j = 0; j < count; ++j) q[j] = p[j] + b * c.ops[j].esize;
-    run_kernel(c.k, c.tree, count, q, zeros, 1, e - b, es, stream);
+    run_kernel(c.info->k, c.tree, count, q, zeros, 1, e - b, es, stream);
   });
+}
+
+LZ_INLINE void run_flat(const map_call& c, index_t n, char* const* p) {
+  const int count = c.info->count;
+  const index_t es = c.ops[0].esize;
+  const tuning& t = thresholds();
+  const bool stream = t.stream_bytes > 0 && n * es >= t.stream_bytes;
+  const int hw = flat_threads(c, n, t);
+  if (hw <= 1)
+    run_kernel(c.info->k, c.tree, count, p, zeros, 1, n, es, stream);
+  else
+    run_flat_threads(c, n, p, hw, stream);
 }
 
 // src into dst (same element size) over the loop's dims: one copy loop, threads and all.
@@ -628,7 +642,7 @@ void copy_operand(const detail::operand& dst, const detail::operand& src, int ra
 // which is then copied into the destination at the same positions.
 void run_via_temporary(const map_call& c) {
   const detail::operand d = c.ops[0];
-  const index_t n = product(c.rank, c.extents);
+  const index_t n = product(c.info->rank, c.extents);
   struct buffer {
     void* p;
     ~buffer() { detail::free_bytes(p); }
@@ -638,37 +652,38 @@ void run_via_temporary(const map_call& c) {
   t.ptr = static_cast<char*>(tmp.p);
   t.esize = d.esize;
   index_t x = 1;
-  for (int k = c.rank - 1; k >= 0; --k) {
+  for (int k = c.info->rank - 1; k >= 0; --k) {
     t.strides[k] = x;
     x *= c.extents[k];
   }
-  if (c.k.reads_dst) copy_operand(t, d, c.rank, c.extents, c.opt);
+  if (c.info->k.reads_dst) copy_operand(t, d, c.info->rank, c.extents, c.opt);
   c.ops[0] = t;
-  const loop_plan p = plan_loop(c.rank, c.extents, c.count, c.ops, c.opt);
-  run_loop(p, c.k, c.tree);
-  copy_operand(d, t, c.rank, c.extents, c.opt);
+  const loop_plan p = plan_loop(c.info->rank, c.extents, c.info->count, c.ops, c.opt);
+  run_loop(p, c.info->k, c.tree);
+  copy_operand(d, t, c.info->rank, c.extents, c.opt);
 }
 
 // The loop options of a call, from its policy and lz::thresholds().
 map_call with_options(const map_call& in) {
   map_call c = in;
   const tuning& t = thresholds();
-  c.opt.threads = c.threads;
-  c.opt.parallel_work = c.automatic ? t.parallel_work.get() : 0;
-  c.opt.cost = c.cost;
+  c.opt.threads = c.info->threads;
+  c.opt.parallel_work = c.info->automatic ? t.parallel_work.get() : 0;
+  c.opt.cost = c.info->cost;
   c.opt.tile = t.tile;
-  c.opt.stream_bytes = c.k.can_stream ? t.stream_bytes.get() : 0;
+  c.opt.stream_bytes = c.info->k.can_stream ? t.stream_bytes.get() : 0;
   return c;
 }
 
 // The general path: aliasing, planning, packing (options filled).
 void run_general(const map_call& c) {
-  if (reads_destination_elsewhere(c.ops[0], c.ops + 1, c.count - 1, c.rank, c.extents)) {
+  if (reads_destination_elsewhere(c.ops[0], c.ops + 1, c.info->count - 1, c.info->rank,
+                                  c.extents)) {
     run_via_temporary(c);
     return;
   }
-  const loop_plan p = plan_loop(c.rank, c.extents, c.count, c.ops, c.opt);
-  run_loop(p, c.k, c.tree);
+  const loop_plan p = plan_loop(c.info->rank, c.extents, c.info->count, c.ops, c.opt);
+  run_loop(p, c.info->k, c.tree);
 }
 
 } // namespace
@@ -684,14 +699,17 @@ void run_loop(const loop_plan& p, const map_kernel& k, const void* ctx) {
     run_items(&rc, 0, p.items);
 }
 
+LZ_NOINLINE void run_general_of(const map_call& c) { run_general(with_options(c)); }
+
 // The fast path needs no options (the fixed cost of a small assignment: W1 n=1e3).
 LZ_INLINE void run_map_now(const map_call& c) {
-  const index_t n = product(c.rank, c.extents);
+  const index_t n = c.info->rank == 1 ? c.extents[0] : product(c.info->rank, c.extents);
   if (n == 0) return;
-  if (flat(c, n))
-    run_flat(c, n);
+  char* p[max_operands];
+  if (flat(c, n, p))
+    run_flat(c, n, p);
   else
-    run_general(with_options(c));
+    run_general_of(c);
 }
 
 // run_map under LZ_LOG=loop: the line, with the time the loop took.
@@ -703,7 +721,7 @@ LZ_NOINLINE void run_map_logged(const map_call& c) {
 }
 
 void run_map(const map_call& c) {
-  if (c.count > max_operands) throw std::length_error("lz: loop with more than 256 operands");
+  if (c.info->count > max_operands) throw std::length_error("lz: loop with more than 256 operands");
   if (LZ_UNLIKELY(logging::on(logging::loop)))
     run_map_logged(c);
   else
@@ -734,20 +752,23 @@ std::string describe(const loop_plan& p, int simd_width) {
 
 std::string describe_map(const map_call& call, const std::string& dst_name, bool* aliased) {
   const map_call c = with_options(call);
-  std::string s =
-      "loop " + dst_name + " " + c.op + " f(" + std::to_string(c.count - 1) + " operands): ";
-  const index_t n = product(c.rank, c.extents);
+  std::string s = "loop " + dst_name + " " + c.info->op + " f(" +
+                  std::to_string(c.info->count - 1) + " operands): ";
+  const index_t n = product(c.info->rank, c.extents);
   bool via_temp = false;
-  if (c.count <= max_operands && flat(c, n)) {
+  char* p[max_operands];
+  if (c.info->count <= max_operands && flat(c, n, p)) {
     s += "flat " + std::to_string(n) + " elements, contiguous, ";
-    s += c.k.simd_width > 1 ? "simd x" + std::to_string(c.k.simd_width) : std::string("scalar");
+    s += c.info->k.simd_width > 1 ? "simd x" + std::to_string(c.info->k.simd_width)
+                                  : std::string("scalar");
     const int t = flat_threads(c, n, thresholds());
     s += t > 1 ? ", " + std::to_string(t) + " threads" : ", 1 thread";
   } else {
-    std::vector<detail::operand> ops(c.ops, c.ops + c.count); // planning rewrites operands
-    via_temp = reads_destination_elsewhere(ops[0], ops.data() + 1, c.count - 1, c.rank, c.extents);
-    const loop_plan p = plan_loop(c.rank, c.extents, c.count, ops.data(), c.opt);
-    s += describe(p, c.k.simd_width);
+    std::vector<detail::operand> ops(c.ops, c.ops + c.info->count); // planning rewrites operands
+    via_temp = reads_destination_elsewhere(ops[0], ops.data() + 1, c.info->count - 1, c.info->rank,
+                                           c.extents);
+    const loop_plan p = plan_loop(c.info->rank, c.extents, c.info->count, ops.data(), c.opt);
+    s += describe(p, c.info->k.simd_width);
   }
   if (aliased) *aliased = via_temp;
   s += ", cost " + std::to_string(c.opt.cost) + "/element";

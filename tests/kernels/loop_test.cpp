@@ -451,12 +451,14 @@ void run_recorded(kernel_log& log, lz::index_t m, lz::index_t n, lz::index_t ld,
     ops[j].strides[0] = ld, ops[j].strides[1] = 1;
   }
   const lz::index_t ext[2] = {m, n};
+  lz::kernels::cpu::map_info info;
+  info.k = {&add_one_kernel, 8, stream, false};
+  info.count = 3;
+  info.rank = 2;
   lz::kernels::cpu::map_call c;
-  c.k = {&add_one_kernel, 8, stream, false};
+  c.info = &info;
   c.tree = &log;
-  c.count = 3;
   c.ops = ops;
-  c.rank = 2;
   c.extents = ext;
   lz::kernels::cpu::run_map(c);
   for (lz::index_t i = 0; i < m; ++i)
@@ -542,6 +544,78 @@ BOOST_AUTO_TEST_CASE(tails_updates_and_same_position_aliasing_match_the_referenc
       lz::tensor<float, 2> D(37, n);
       lz::assign(lz::simd, D, lz::hadamard(Fs, Fs) - 1.0f);
       check_same(D, lz_test::reference(lz::hadamard(Fs, Fs) - 1.0f));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(
+    one_dimensional_loops_run_flat_only_when_every_operand_is_contiguous_and_apart) {
+  // run_map tests rank 1 apart from the general dense test (the fixed cost of a small
+  // assignment). z = x + y + 1 on n doubles of one buffer, operands placed by (offset, stride):
+  // the flat path (one call over the row) only for a contiguous destination and operands
+  // addressed as it, apart from it or at its position; otherwise the planned loop, through a
+  // temporary where an operand reads the destination elsewhere. Values checked either way.
+  namespace cpu = lz::kernels::cpu;
+  tuning_guard guard;
+  lz::set_num_threads(1);
+  struct placed {
+    lz::index_t off, stride;
+  };
+  struct case_ {
+    lz::index_t n;
+    placed z, x, y;
+    bool flat, via_temp;
+  };
+  const case_ cases[] = {
+      {37, {0, 1}, {100, 1}, {200, 1}, true, false},  // apart, contiguous
+      {37, {0, 1}, {0, 1}, {200, 1}, true, false},    // x is z, same position
+      {37, {0, 1}, {100, 2}, {200, 1}, false, false}, // x strided
+      {37, {0, 2}, {100, 2}, {200, 2}, false, false}, // destination strided
+      {37, {0, 1}, {1, 1}, {200, 1}, false, true},    // x is z one element on: overlaps
+      {37, {0, 1}, {200, 1}, {36, 1}, false, true},   // y's first element is z's last
+      {37, {0, 1}, {37, 1}, {200, 1}, true, false},   // x starts just past z: apart
+      {1, {0, 5}, {100, 7}, {200, 1}, true, false},   // one element: strides do not matter
+      {0, {0, 1}, {0, 1}, {200, 1}, true, false},     // empty
+  };
+  for (const case_& t : cases) {
+    std::vector<double> buf(400);
+    for (std::size_t i = 0; i < buf.size(); ++i) buf[i] = 100.0 + double(i);
+    const std::vector<double> before = buf;
+    auto at = [&](const std::vector<double>& v, placed p, lz::index_t i) {
+      return v[std::size_t(p.off + i * p.stride)];
+    };
+    lz::detail::operand ops[3];
+    const placed where[3] = {t.z, t.x, t.y};
+    for (int j = 0; j < 3; ++j) {
+      ops[j].ptr = reinterpret_cast<char*>(buf.data() + where[j].off);
+      ops[j].esize = 8;
+      ops[j].strides[0] = where[j].stride;
+    }
+    cpu::map_info info;
+    info.k = {&add_one_kernel, 8, false, false};
+    info.count = 3;
+    info.rank = 1;
+    kernel_log log;
+    cpu::map_call c;
+    c.info = &info;
+    c.tree = &log;
+    c.ops = ops;
+    c.extents = &t.n;
+    bool aliased = false;
+    const std::string text = cpu::describe_map(c, "z", &aliased);
+    BOOST_TEST_CONTEXT("n=" << t.n << " z@" << t.z.off << "/" << t.z.stride << " x@" << t.x.off
+                            << "/" << t.x.stride << " y@" << t.y.off << "/" << t.y.stride << ": "
+                            << text) {
+      BOOST_TEST((text.find("flat ") != std::string::npos) == t.flat);
+      BOOST_TEST(aliased == t.via_temp);
+      cpu::run_map(c);
+      for (lz::index_t i = 0; i < t.n; ++i)
+        BOOST_TEST(at(buf, t.z, i) == at(before, t.x, i) + at(before, t.y, i) + 1.0);
+      for (std::size_t i = 0; i < buf.size(); ++i) { // nothing else written
+        const auto d = lz::index_t(i) - t.z.off;
+        const bool in_z = d >= 0 && d % t.z.stride == 0 && d / t.z.stride < t.n;
+        if (!in_z && buf[i] != before[i]) BOOST_ERROR("element " << i << " written");
+      }
     }
   }
 }

@@ -98,7 +98,7 @@ inline constexpr adopt_buffer_t adopt_buffer{};
 /// How an assignment combines with the destination: =, +=, -=, *=, /=.
 enum class assign_op { set, add, sub, mul, div };
 
-inline const char* assign_op_symbol(assign_op op) {
+constexpr const char* assign_op_symbol(assign_op op) {
   switch (op) {
   case assign_op::set:
     return "=";

@@ -155,7 +155,7 @@ bool lower_level1(Sink& s, View<T, R> dst, const E& e) {
 /// lower_level1 on the executing sink without one (fusion::execute, a tree whose only
 /// candidates are this rule and the loop): the choice and the call are compiled.
 template <lz::detail::assign_op Op, class T, std::size_t R, class E>
-bool run_level1(tensor_view<T, R> dst, const E& e) {
+LZ_INLINE bool run_level1(tensor_view<T, R> dst, const E& e) {
   if constexpr (R == 0 || Op == lz::detail::assign_op::div) {
     return false;
   } else {

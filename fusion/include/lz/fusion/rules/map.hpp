@@ -36,25 +36,32 @@ LZ_INLINE void fill_operands(const P& pol, tensor_view<T, R> dst, const E& e,
   detail::flatten(e, ops.data() + 1, pol, temps); // extent-1 dims of leaves broadcast (stride 0)
 }
 
-// Everything the compiled half (kernels::cpu::run_map) needs about this assignment: the
-// tree's one kernel, its operands and the policy's options. `dst` by reference: the call
-// points at its extents.
+// Everything the compiled half (kernels::cpu::run_map) needs about this assignment that is
+// known at compile time: the tree's one kernel, its operand count, cost, the policy's options.
+template <detail::assign_op Op, class P, class T, std::size_t R, class E>
+inline constexpr kernels::cpu::map_info map_info_v = [] {
+  kernels::cpu::map_info i;
+  i.k = kernels::cpu::map_kernel_for<T, E, allow_simd<P>, Op>();
+  i.count = int(1 + detail::leaf_count_v<E>);
+  i.rank = int(R);
+  i.cost = detail::cost_v<E>;
+  i.threads = allow_threads<P>;
+  i.automatic = P::kind == exec_kind::automatic;
+  i.op = detail::assign_op_symbol(Op);
+  return i;
+}();
+
+// The call: the constant part, the tree and the operands. `dst` by reference: the call points
+// at its extents.
 template <detail::assign_op Op, class P, class T, std::size_t R, class E>
 LZ_INLINE kernels::cpu::map_call map_call_for(const tensor_view<T, R>& dst,
                                               const kernels::cpu::kernel_tree_t<E>& k,
                                               detail::operand* ops) {
-  using namespace kernels::cpu;
-  map_call c;
-  c.k = map_kernel_for<T, E, allow_simd<P>, Op>();
+  kernels::cpu::map_call c;
+  c.info = &map_info_v<Op, P, T, R, E>;
   c.tree = &k;
-  c.count = int(1 + detail::leaf_count_v<E>);
   c.ops = ops;
-  c.rank = int(R);
   c.extents = dst.layout().extents.data();
-  c.cost = detail::cost_v<E>;
-  c.threads = allow_threads<P>;
-  c.automatic = P::kind == exec_kind::automatic;
-  c.op = detail::assign_op_symbol(Op);
   return c;
 }
 
@@ -65,7 +72,7 @@ LZ_INLINE kernels::cpu::map_call map_call_for(const tensor_view<T, R>& dst,
 template <detail::assign_op Op, class P, class T, std::size_t R, class E>
 void run_map(const P& pol, tensor_view<T, R> dst, const E& e) {
   detail::temp_store<detail::opaque_count_v<E>> temps;
-  std::array<detail::operand, 1 + detail::leaf_count_v<E>> ops{};
+  std::array<detail::operand, 1 + detail::leaf_count_v<E>> ops; // (strides past R unset)
   detail_map::fill_operands(pol, dst, e, ops, temps);
   const auto k = kernels::cpu::skeleton(e);
   kernels::cpu::run_map(detail_map::map_call_for<Op, P, T, R, E>(dst, k, ops.data()));

@@ -91,21 +91,28 @@ struct pack_buffers {
   unsigned char* heap_ = nullptr;
 };
 
+/// What an elementwise assignment's loop is, known when its tree is compiled: one constant
+/// per tree, policy kind and operator (fusion/rules/map.hpp), pointed at, not copied, by each
+/// call (copying it field by field was ~20 instructions of a small assignment's fixed cost).
+struct map_info {
+  map_kernel k;
+  int count = 0; ///< operands, destination first
+  int rank = 0;
+  int cost = 1;           ///< per-element cost of the tree
+  bool threads = false;   ///< the policy may use threads (lz::par, automatic)
+  bool automatic = false; ///< the automatic policy: threads only above thresholds().parallel_work
+  const char* op = "=";   ///< the assignment operator, for explain and LZ_LOG
+};
+
 /// One elementwise assignment after its tree was flattened (fusion/rules/map.hpp fills it).
 /// Everything after flattening is compiled once, here: the contiguous fast path, aliasing
 /// (a temporary), planning, threads, the LZ_LOG=loop line and the explain text.
 struct map_call {
-  map_kernel k;
+  const map_info* info = nullptr;
   const void* tree = nullptr;
-  int count = 0;                  ///< operands, destination first
-  detail::operand* ops = nullptr; ///< ops[0]: destination; rewritten by planning
-  int rank = 0;
+  detail::operand* ops = nullptr;   ///< ops[0]: destination; rewritten by planning
   const index_t* extents = nullptr; ///< the destination's
-  int cost = 1;                     ///< per-element cost of the tree
-  bool threads = false;             ///< the policy may use threads (lz::par, automatic)
-  bool automatic = false; ///< the automatic policy: threads only above thresholds().parallel_work
-  const char* op = "=";   ///< the assignment operator, for explain and LZ_LOG
-  loop_options opt;       ///< filled from the above and lz::thresholds() by run_map
+  loop_options opt;                 ///< filled from info and lz::thresholds() by run_map
 };
 
 /// Runs dst ⊕= tree: the fast path (every leaf addressed as the destination, which is a dense
