@@ -20,8 +20,9 @@ namespace lz::detail {
 
 /// One memory operand of a loop: where element 0 is, its size, and its stride (in elements)
 /// along each loop dimension. Operand 0 of a loop is the destination. Only the loop's rank
-/// strides are meaningful, and only they are read: the rest are left as they are (zeroing
-/// them cost a small assignment ~10% of its fixed cost).
+/// strides are meaningful, and only they are read; whoever fills an operand sets them (a leaf
+/// of lower rank broadcasts: stride 0). The rest are left as they are (zeroing all of them cost
+/// a small assignment ~10% of its fixed cost).
 struct operand {
   char* ptr = nullptr;
   index_t esize = 0;
