@@ -6,6 +6,7 @@
 //   SpGEMM C = A * A  both matrices above (a sparse result)
 //   sums   C = A + B, C = A * A + B   A the Laplacian, B the random matrix (different patterns)
 //   sparse + dense  M = D - 2 * A     A random 3000 × 3000, 10 a row; D, M dense
+//   product + dense M = D + A * B, M = M + A * B   A, B random 3000 × 3000, 10 a row; D, M dense
 //
 // against Eigen's SparseMatrix<double, RowMajor, int> (y.noalias() = A * x, over the same arrays
 // through Eigen::Map), librsb (rsb_spmv / rsb_spmm on its own copy, made from the same CSR
@@ -23,7 +24,8 @@
 //   build/perf/w14_spmv 1000 21 mm # one case only: lap (SpMV Laplacian), rnd (SpMV random), mm,
 //                                  # gemm (SpGEMM C = A * A, both matrices, against Eigen),
 //                                  # sum (C = A + B, C = A * A + B, against Eigen),
-//                                  # dense (M = D - 2 * A, 3000 x 3000, against Eigen)
+//                                  # dense (M = D - 2 * A, 3000 x 3000, against Eigen),
+//                                  # multd (M = D + A * B and M = M + A * B, 3000 x 3000)
 #include <support/anchors.hpp>
 #include <support/bench_support.hpp>
 
@@ -543,6 +545,61 @@ void sparse_dense_case(index_t n, int rounds) {
                 &x == &v[0] ? "       " : "/lazuli", median(x.ratio));
 }
 
+// A sparse × sparse product added to a dense matrix (A, B random n × n, 10 a row; D and M dense
+// row-major): lazuli's ONE dcsrmultd (the product accumulated into M's rows, no pattern formed;
+// M = D + A * B writes D first) against lazuli in two steps (C = A * B, a sparse result, then
+// M = D + C) and Eigen (the product into a sparse temporary, then added); one thread, thread CPU
+// time. Results checked equal first.
+void multd_case(index_t n, int rounds) {
+  csr_arrays a = random_matrix(n, 10, 21), b = random_matrix(n, 10, 22);
+  const auto As = a.operand(), Bs = b.operand();
+  lz::matrix<double> D(n, n), M(n, n), M2(n, n);
+  std::mt19937_64 g(6);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (index_t k = 0; k < D.size(); ++k) D.data()[k] = u(g);
+  lz::csr_matrix<double, int> C;
+  for (const bool in_place : {false, true}) {
+    std::vector<variant> v;
+    if (in_place) {
+      v.push_back({"lazuli M = M + A * B", [&] { M = M + As * Bs; }, nullptr, {}, {}});
+      v.push_back(
+          {"lazuli C = A * B; M = M + C", [&] { C = As * Bs, M2 = M2 + C; }, nullptr, {}, {}});
+    } else {
+      v.push_back({"lazuli M = D + A * B", [&] { M = D + As * Bs; }, nullptr, {}, {}});
+      v.push_back(
+          {"lazuli C = A * B; M = D + C", [&] { C = As * Bs, M2 = D + C; }, nullptr, {}, {}});
+    }
+    // Equal starting points (the in-place forms accumulate: compared after one call each).
+    M = D, M2 = D;
+    v[0].run(), v[1].run();
+    double worst = double(lz::max(lz::abs(M - M2)));
+#if LZ_HAVE_EIGEN
+    using dense = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+    const auto Ae = eigen_map(a), Be = eigen_map(b);
+    const Eigen::Map<const dense> De(D.data(), n, n);
+    dense Me = De;
+    if (in_place)
+      v.push_back({"Eigen Me += Ae * Be", [&] { Me += Ae * Be; }, nullptr, {}, {}});
+    else
+      v.push_back({"Eigen Me = De + Ae * Be", [&] { Me = De + Ae * Be; }, nullptr, {}, {}});
+    v.back().run();
+    worst = std::max(worst, (Me - Eigen::Map<const dense>(M.data(), n, n)).cwiseAbs().maxCoeff());
+#endif
+    if (worst > 1e-12) {
+      std::fprintf(stderr, "product + dense: results differ by %g\n", worst);
+      std::exit(1);
+    }
+    lz_perf::use_threads(1);
+    measure(v, rounds, true, 1);
+    std::printf("  Sparse product + dense %s, %td x %td, A %td and B %td entries; 1 thread "
+                "(thread CPU time):\n",
+                in_place ? "M = M + A * B" : "M = D + A * B", n, n, a.nnz(), b.nnz());
+    for (auto& x : v)
+      std::printf("    %-40s %9.3f ms   %s %.3f\n", x.name.c_str(), median(x.ns) / 1e6,
+                  &x == &v[0] ? "       " : "/lazuli", median(x.ratio));
+  }
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -572,6 +629,7 @@ int main(int argc, char** argv) {
     spgemm_case("SpGEMM, random 10 a row, squared", r, rounds);
   }
   if (only.empty() || only == "dense") sparse_dense_case(3000, rounds);
+  if (only.empty() || only == "multd") multd_case(3000, rounds);
   if (only.empty() || only == "sum") {
     csr_arrays l = lap, r = random_matrix(s * s, 10, 7);
     sum_case(l, r, rounds);

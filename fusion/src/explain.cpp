@@ -116,6 +116,18 @@ std::string describe_sparse(const char* routine, char t, index_t m, index_t n, i
          who(c, k == 1 ? "y" : "C") + "  (CSR, own kernel)";
 }
 
+std::string describe_sparse_multd(const char* routine, char ta, char ts, index_t m, index_t n,
+                                  index_t k, index_t nnza, index_t nnzs, const std::string& alpha,
+                                  const std::string& beta, index_t rsc, index_t csc, int a, int s,
+                                  int c) {
+  return std::string(routine) + "(" + ta + ", " + ts + ", m=" + std::to_string(m) +
+         ", n=" + std::to_string(n) + ", k=" + std::to_string(k) + ", alpha=" + alpha + ", " +
+         who(a, "A") + " nnz=" + std::to_string(nnza) + ", " + who(s, "B") +
+         " nnz=" + std::to_string(nnzs) + ", beta=" + beta + ", C strides (" + std::to_string(rsc) +
+         "," + std::to_string(csc) + ")) → " + who(c, "C") +
+         "  (CSR × CSR into dense rows, own kernel)";
+}
+
 std::string describe_sparse_add(const char* routine, char t, index_t m, index_t n, index_t nnz,
                                 const std::string& alpha, const std::string& beta, index_t rsc,
                                 index_t csc, int a, int c) {

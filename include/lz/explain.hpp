@@ -70,6 +70,15 @@ std::string expr_text(const E& e) {
       return t;
     else
       return cat(t, "{", expr_text(e.values_expr()), "}");
+  } else if constexpr (requires { typename std::remove_cvref_t<E>::lz_spgemm; }) {
+    // a sparse × sparse product (inside a dense expression: A * B + D)
+    const std::string f = cat(expr_text(e.lhs), " · ", expr_text(e.rhs));
+    if (e.alpha == value_t<E>(1)) return cat("(", f, ")");
+    if constexpr (is_complex_v<value_t<E>>)
+      return cat("((", number_text(double(e.alpha.real())), "+",
+                 number_text(double(e.alpha.imag())), "i) * ", f, ")");
+    else
+      return cat("(", number_text(double(e.alpha)), " * ", f, ")");
   } else if constexpr (is_matmul_v<std::remove_cvref_t<E>> || is_spmul_v<std::remove_cvref_t<E>>) {
     if constexpr (is_sparse_identity_v<std::remove_cvref_t<decltype(e.rhs)>>)
       return expr_text(e.lhs); // a sparse operand added as a dense term (A + D)

@@ -157,9 +157,117 @@ void spgemm(const csr<V, I>& A, const csr<V, I>& B, V alpha, const csr<V, I>* D,
   });
 }
 
+namespace {
+// The CSR arrays of op(M) for op a transpose of the stored M (rows × cols): a counting sort by
+// column, which leaves each new row's columns sorted; conjugated for conj_transpose.
+template <class V, class I>
+csr<V, I> transposed(const csr<V, I>& M, bool conj, std::vector<I>& rp, std::vector<I>& ci,
+                     std::vector<V>& v) {
+  const index_t base = index_t(M.row_ptr[0]);
+  rp.assign(std::size_t(M.cols) + 1, I(0));
+  ci.resize(std::size_t(M.nnz));
+  v.resize(std::size_t(M.nnz));
+  for (index_t p = base; p < base + M.nnz; ++p) ++rp[std::size_t(M.col_idx[p]) + 1];
+  for (index_t j = 0; j < M.cols; ++j) rp[std::size_t(j) + 1] += rp[std::size_t(j)];
+  std::vector<I> next(rp.begin(), rp.end() - 1);
+  for (index_t i = 0; i < M.rows; ++i)
+    for (index_t p = M.row_ptr[i]; p < M.row_ptr[i + 1]; ++p) {
+      const I at = next[std::size_t(M.col_idx[p])]++;
+      ci[std::size_t(at)] = I(i);
+      V x = M.values[p];
+      if constexpr (is_complex_v<V>)
+        if (conj) x = std::conj(x);
+      v[std::size_t(at)] = x;
+    }
+  return {M.cols, M.rows, M.nnz, rp.data(), ci.data(), v.data()};
+}
+} // namespace
+
+template <class V, class I>
+void spgemm_dense(blas::trans ta, const csr<V, I>& A, blas::trans tb, const csr<V, I>& B, V alpha,
+                  V beta, V* C, index_t rsc, index_t csc, bool threads) {
+  const index_t m = ta == blas::trans::none ? A.rows : A.cols;
+  const index_t n = tb == blas::trans::none ? B.cols : B.rows;
+  const index_t k = ta == blas::trans::none ? A.cols : A.rows;
+  const blas::call c{names<V>::multd,  blas::order::row_major, ta,    tb,    m,  n, k,
+                     real_part(alpha), real_part(beta),        A.nnz, B.nnz, rsc};
+  auto describe = [&] {
+    return std::string(names<V>::multd) + "(" + char(ta) + ", " + char(tb) + ", " +
+           blas::detail::arg("m", m) + ", " + blas::detail::arg("n", n) + ", " +
+           blas::detail::arg("k", k) + ", " + value_arg("alpha", alpha) + ", " +
+           blas::detail::arg("nnzA", A.nnz) + ", " + blas::detail::arg("nnzB", B.nnz) + ", " +
+           value_arg("beta", beta) + ")";
+  };
+  // The multiply-adds, Σ over k of (entries in column k of op(A)) × (entries in row k of op(B)),
+  // counted from the stored arrays before anything is transposed (the recorded flops).
+  const auto counts = [k](const csr<V, I>& M, bool by_column) {
+    std::vector<index_t> cnt(std::size_t(k), 0);
+    if (by_column)
+      for (index_t p = index_t(M.row_ptr[0]); p < index_t(M.row_ptr[0]) + M.nnz; ++p)
+        ++cnt[std::size_t(M.col_idx[p])];
+    else
+      for (index_t r = 0; r < k; ++r) cnt[std::size_t(r)] = index_t(M.row_ptr[r + 1] - M.row_ptr[r]);
+    return cnt;
+  };
+  const std::vector<index_t> ca = counts(A, ta == blas::trans::none);
+  const std::vector<index_t> cb = counts(B, tb != blas::trans::none);
+  double madds = 0;
+  for (index_t r = 0; r < k; ++r) madds += double(ca[std::size_t(r)]) * double(cb[std::size_t(r)]);
+  const double flops = madd_flops<V>() * madds;
+  blas::detail::run(c, flops, false, describe, [&] {
+    std::vector<I> arp, aci, brp, bci;
+    std::vector<V> av, bv;
+    const csr<V, I> a = ta == blas::trans::none
+                            ? A
+                            : transposed(A, ta == blas::trans::conj_transpose, arp, aci, av);
+    const csr<V, I> b = tb == blas::trans::none
+                            ? B
+                            : transposed(B, tb == blas::trans::conj_transpose, brp, bci, bv);
+    // The split: each row's multiply-adds, plus its n stores when C is scaled.
+    const index_t per_row = beta != V(1) ? n : 0;
+    std::vector<index_t> work(std::size_t(m) + 1, 0);
+    for (index_t i = 0; i < m; ++i) {
+      index_t f = per_row;
+      for (index_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
+        const index_t kk = a.col_idx[p];
+        f += index_t(b.row_ptr[kk + 1]) - index_t(b.row_ptr[kk]);
+      }
+      work[std::size_t(i) + 1] = work[std::size_t(i)] + f;
+    }
+    const index_t total = work[std::size_t(m)];
+    const int nt = threads && total >= 32768 ? lz::num_threads() : 1;
+    const index_t parts = std::max<index_t>(1, std::min<index_t>(m, nt));
+    over_row_parts(work.data(), m, total, parts, nt > 1, [&](index_t r0, index_t r1) {
+      for (index_t i = r0; i < r1; ++i) {
+        V* const row = C + i * rsc;
+        if (beta == V(0))
+          for (index_t j = 0; j < n; ++j) row[j * csc] = V(0);
+        else if (beta != V(1))
+          for (index_t j = 0; j < n; ++j) row[j * csc] = mul(beta, row[j * csc]);
+        // A's entries in storage order, each B row in storage order: one fixed sum per element.
+        for (index_t p = a.row_ptr[i]; p < a.row_ptr[i + 1]; ++p) {
+          const index_t kk = a.col_idx[p];
+          const V s = alpha == V(1) ? a.values[p] : mul(alpha, a.values[p]);
+          const index_t q1 = b.row_ptr[kk + 1];
+          if (csc == 1)
+            for (index_t q = b.row_ptr[kk]; q < q1; ++q)
+              row[b.col_idx[q]] = madd(row[b.col_idx[q]], s, b.values[q]);
+          else
+            for (index_t q = b.row_ptr[kk]; q < q1; ++q) {
+              V& d = row[index_t(b.col_idx[q]) * csc];
+              d = madd(d, s, b.values[q]);
+            }
+        }
+      }
+    });
+  });
+}
+
 #define LZ_SPGEMM(V, I)                                                                            \
   template void spgemm<V, I>(const csr<V, I>&, const csr<V, I>&, V, const csr<V, I>*, V,           \
-                             std::vector<I>&, std::vector<I>&, value_buffer<V>, bool);
+                             std::vector<I>&, std::vector<I>&, value_buffer<V>, bool);             \
+  template void spgemm_dense<V, I>(blas::trans, const csr<V, I>&, blas::trans, const csr<V, I>&,   \
+                                   V, V, V*, index_t, index_t, bool);
 #define LZ_SPGEMM_V(V)                                                                             \
   LZ_SPGEMM(V, std::int32_t)                                                                       \
   LZ_SPGEMM(V, std::int64_t)

@@ -884,6 +884,191 @@ BOOST_AUTO_TEST_CASE(a_sparse_plus_dense_with_mismatched_shapes_throws_and_leave
   BOOST_TEST(close(M, M0, 0));
 }
 
+// ---- sparse × sparse + dense (rule sparse_add, one csrmultd) ---------------------------------
+
+namespace multd_plan_checks {
+using S = lz::csr_matrix<double>;
+using A = const S&;
+using D = const lz::matrix<double>&;
+using lz::fusion::term_counts_v;
+template <class E>
+constexpr rule_id rule = rule_v<double, std::remove_cvref_t<E>>;
+static_assert(lz::expression<decltype(std::declval<A>() * std::declval<A>() + std::declval<D>())>);
+static_assert(rule<decltype(std::declval<A>() * std::declval<A>() + std::declval<D>())> ==
+              rule_id::sparse_add);
+static_assert(rule<decltype(std::declval<D>() -
+                            2.0 * lz::transpose(std::declval<A>()) * lz::abs(std::declval<A>()))> ==
+              rule_id::sparse_add);
+static_assert(
+    term_counts_v<decltype(std::declval<D>() - std::declval<A>() * std::declval<A>())>.scatter ==
+    1);
+// With another sparse or dense product: one step each (sum of products).
+static_assert(
+    rule<decltype(std::declval<A>() * std::declval<A>() + std::declval<A>() + std::declval<D>())> ==
+    rule_id::sum_of_products);
+} // namespace multd_plan_checks
+
+BOOST_AUTO_TEST_CASE(a_sparse_product_plus_dense_is_one_csrmultd_into_the_rows_no_pattern_formed) {
+  const auto A = random_sparse<double>(30, 25, 0.1, 111);
+  const auto B = random_sparse<double>(25, 20, 0.1, 112);
+  const auto Bt = random_sparse<double>(20, 25, 0.1, 113);
+  const auto D = random_dense<double, 2>({30, 20}, 114);
+  const auto DA = lz::to_dense(A), DB = lz::to_dense(B), DBt = lz::to_dense(Bt);
+  lz::matrix<double> M(30, 20);
+  lz_test::recording rec;
+  lz::reset_stats();
+  M = A * B + D; // D written by one loop, then the product accumulated into M's rows
+  BOOST_TEST(rec.summary() == "dcsrmultd ");
+  BOOST_TEST(rec.only().alpha == 1.0);
+  BOOST_TEST(rec.only().beta == 1.0);
+  BOOST_TEST(rec.only().lda == A.nnz());
+  BOOST_TEST(rec.only().ldb == B.nnz());
+  BOOST_TEST(rec.only().k == 25);
+  BOOST_TEST(lz::stats().temporaries == 0u);
+  BOOST_TEST(lz::stats().allocations == 0u); // no pattern, no copy of an operand
+  BOOST_TEST(close(M, lz::eval(DA * DB + D), 1e-14));
+  rec.calls.clear();
+  lz::reset_stats();
+  M = M - 2 * A * (B / 4); // the destination folds into β, the scalars into α: the call alone
+  BOOST_TEST(rec.summary() == "dcsrmultd ");
+  BOOST_TEST(rec.only().alpha == -0.5);
+  BOOST_TEST(rec.only().beta == 1.0);
+  BOOST_TEST(lz::stats().allocations == 0u);
+  BOOST_TEST(close(M, lz::eval(DA * DB + D - 0.5 * DA * DB), 1e-14));
+  rec.calls.clear();
+  M = lz::maximum(A * B + D, 0.0); // under a function: the product lands in M (β = 0), one pass
+  BOOST_TEST(rec.summary() == "dcsrmultd ");
+  BOOST_TEST(rec.only().beta == 0.0);
+  BOOST_TEST(close(M, lz::eval(lz::maximum(DA * DB + D, 0.0)), 1e-14));
+  rec.calls.clear();
+  M = 3 * A * lz::transpose(Bt) - D; // a transposed operand: transposed by the kernel, recorded T
+  BOOST_TEST(rec.summary() == "dcsrmultd ");
+  BOOST_TEST(char(rec.only().tb) == 'T');
+  BOOST_TEST(rec.only().alpha == 3.0);
+  BOOST_TEST(close(M, lz::eval(3.0 * DA * lz::transpose(DBt) - D), 1e-14));
+  rec.calls.clear();
+  lz::reset_stats();
+  M = lz::abs(A) * B + D; // a values expression: one loop into a temporary of nnz values first
+  BOOST_TEST(rec.summary() == "dcsrmultd ");
+  BOOST_TEST(lz::stats().temporaries == 1u);
+  BOOST_TEST(close(M, lz::eval(lz::abs(DA) * DB + D), 1e-14));
+  rec.calls.clear();
+  lz::reset_stats();
+  lz::matrix<double> before = M;
+  M += A * B; // in place: the call alone, β = 1
+  BOOST_TEST(rec.summary() == "dcsrmultd ");
+  BOOST_TEST(rec.only().beta == 1.0);
+  BOOST_TEST(lz::stats().allocations == 0u);
+  BOOST_TEST(close(M, lz::eval(before + DA * DB), 1e-14));
+  rec.calls.clear();
+  before = M;
+  M -= 0.5 * A * B; // α = -0.5
+  BOOST_TEST(rec.summary() == "dcsrmultd ");
+  BOOST_TEST(rec.only().alpha == -0.5);
+  BOOST_TEST(close(M, lz::eval(before - 0.5 * DA * DB), 1e-14));
+  const std::string plan = lz::explain(M, D - 2 * A * lz::transpose(Bt));
+  BOOST_TEST(plan.find("dcsrmultd(N, T, m=30, n=20, k=25, alpha=-2") != std::string::npos, plan);
+  BOOST_TEST(plan.find("[rule sparse_add]") != std::string::npos, plan);
+  BOOST_TEST(plan.find("B is stored transposed (CSC): the kernel transposes it into CSR once") !=
+                 std::string::npos,
+             plan);
+  BOOST_TEST(plan.find("(csr(30,25)") != std::string::npos, plan); // the product, spelled out
+  BOOST_TEST(std::abs(double(lz::sum(A * B + D)) - double(lz::sum(DA * DB + D))) < 1e-12);
+}
+
+template <class T, class I>
+void sparse_product_plus_dense_matches_the_dense_engine(std::uint64_t seed) {
+  std::mt19937_64 g(seed);
+  for (int trial = 0; trial < 8; ++trial) {
+    const index_t m = index_t(g() % 30), n = index_t(g() % 30), k = index_t(g() % 30);
+    const double d = 0.01 + 0.4 * double(g() % 10) / 10;
+    const auto A = random_sparse<T, I>(m, k, d, seed + trial);
+    const auto At = random_sparse<T, I>(k, m, d, seed + 50 + trial);
+    const auto B = random_sparse<T, I>(k, n, d, seed + 100 + trial);
+    const auto Bt = random_sparse<T, I>(n, k, d, seed + 150 + trial);
+    const auto D = random_dense<T, 2>({m, n}, seed + 200 + trial);
+    const auto DA = lz::to_dense(A), DAt = lz::to_dense(At), DB = lz::to_dense(B),
+               DBt = lz::to_dense(Bt);
+    const T a = random_value<T>(g);
+    // Destinations in both orders, and a strided view of a larger matrix.
+    lz::tensor<T, 2> big(lz::shape_t<2>{2 * m + 1, 2 * n + 1});
+    lz::tensor<T, 2> colmajor(m, n, lz::layout_left);
+    auto strided = big(lz::range(0, 2 * m, 2), lz::range(1, 2 * n + 1, 2));
+    lz::tensor<T, 2> ref;
+    const auto check = [&](auto&& M) {
+      switch (trial % 4) {
+      case 0:
+        M = A * B + D;
+        ref = lz::eval(DA * DB + D);
+        break;
+      case 1:
+        M = D - a * lz::transpose(At) * B;
+        ref = lz::eval(D - a * lz::transpose(DAt) * DB);
+        break;
+      case 2:
+        M = (lz::transpose(At) * lz::transpose(Bt)) * a + D; // both transposed
+        ref = lz::eval(lz::transpose(DAt) * lz::transpose(DBt) * a + D);
+        break;
+      default:
+        M = lz::square(A) * B + D * a; // a values expression: one loop into a temporary first
+        ref = lz::eval(lz::square(DA) * DB + D * a);
+      }
+      if (m > 0 && n > 0) // (max over an empty matrix has no value)
+        BOOST_TEST(close(lz::eval(M), ref, tol<T>() * 8),
+                   "trial " << trial << " m=" << m << " n=" << n << " k=" << k);
+    };
+    check(colmajor);
+    check(strided);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(sparse_product_plus_dense_matches_the_dense_engine_for_every_type_and_layout) {
+  sparse_product_plus_dense_matches_the_dense_engine<double, std::int32_t>(1900);
+  sparse_product_plus_dense_matches_the_dense_engine<double, std::int64_t>(1910);
+  sparse_product_plus_dense_matches_the_dense_engine<float, std::int32_t>(1920);
+  sparse_product_plus_dense_matches_the_dense_engine<cd, std::int64_t>(1930);
+  sparse_product_plus_dense_matches_the_dense_engine<cf, std::int32_t>(1940);
+}
+
+BOOST_AUTO_TEST_CASE(a_large_sparse_product_plus_dense_is_the_same_on_one_thread_and_on_several) {
+  const auto A = random_sparse<double>(700, 500, 0.02, 115);
+  const auto B = random_sparse<double>(500, 600, 0.02, 116);
+  const auto D = random_dense<double, 2>({700, 600}, 117);
+  const int before = lz::num_threads();
+  lz::set_num_threads(1);
+  lz::matrix<double> M1 = lz::eval(D - 3 * A * B),
+                     T1 = lz::eval(lz::transpose(B) * lz::transpose(A) +
+                                   0.5 * lz::eval(lz::transpose(D)));
+  lz::set_num_threads(4);
+  lz::matrix<double> M4 = lz::eval(D - 3 * A * B),
+                     T4 = lz::eval(lz::transpose(B) * lz::transpose(A) +
+                                   0.5 * lz::eval(lz::transpose(D)));
+  lz::set_num_threads(before);
+  BOOST_TEST(close(M1, M4, 0));
+  BOOST_TEST(close(T1, T4, 0));
+  BOOST_TEST(close(M1, lz::eval(D - 3.0 * lz::to_dense(A) * lz::to_dense(B)), 1e-13));
+}
+
+BOOST_AUTO_TEST_CASE(a_sparse_product_plus_dense_with_mismatched_shapes_throws_and_leaves_m_alone) {
+  const auto A = random_sparse<double>(10, 8, 0.3, 118);
+  const auto B = random_sparse<double>(8, 12, 0.3, 119);
+  const auto D = random_dense<double, 2>({12, 10}, 120);
+  lz::matrix<double> M = random_dense<double, 2>({10, 12}, 121);
+  const lz::matrix<double> M0 = M;
+  try {
+    M = A * B + D;
+    BOOST_FAIL("no shape_error");
+  } catch (const lz::shape_error& e) {
+    const std::string w = e.what();
+    BOOST_TEST(w.find("(10,12)") != std::string::npos, w);
+    BOOST_TEST(w.find("(12,10)") != std::string::npos, w);
+  }
+  BOOST_CHECK_THROW(M = D - B * A, lz::shape_error); // inner dimensions 12 and 10
+  BOOST_CHECK_THROW(M += lz::transpose(B) * lz::transpose(A), lz::shape_error); // (12,10)
+  BOOST_CHECK_THROW(M -= A, lz::shape_error);
+  BOOST_TEST(close(M, M0, 0));
+}
+
 // ---- construction --------------------------------------------------------------------------
 
 BOOST_AUTO_TEST_CASE(from_dense_keeps_entries_above_the_tolerance_and_to_dense_inverts_it) {

@@ -189,6 +189,7 @@ inline constexpr bool is_sparse_identity_v<sparse_identity<V>> = true;
 template <class A, class B>
 struct spgemm_expr {
   using lz_spgemm = void;
+  using lz_kind = detail::opaque_kind; ///< (walked through lhs and rhs inside A * B + D)
   static constexpr memory_space lz_space = memory_space::host;
   static constexpr std::size_t rank = 2;
   using value_type = typename A::value_type;
@@ -445,14 +446,19 @@ auto sparse_times(const S& s, const CX& cx) {
   }
 }
 // A sparse term as a dense expression term: an operand is op(A)·I (added into the destination
-// by one scatter at assignment); a sum distributes.
+// by one scatter at assignment), a sparse × sparse product (op(A)·op(B))·I (accumulated into the
+// destination's rows by one csrmultd); a sum distributes.
 template <class S>
 auto as_dense_term(const S& s) {
   if constexpr (sparse_sum_expression<S>) {
     return s.alpha * as_dense_term(s.lhs) + s.beta * as_dense_term(s.rhs);
   } else if constexpr (spgemm_expression<S>) {
-    static_assert(dependent_false<S>, "lz: a sparse x sparse product plus a dense matrix: assign "
-                                      "the product to an lz::csr_matrix first");
+    // (α·op(A)·op(B))·I: one product accumulated into the destination's rows at assignment.
+    static_assert(sparse_expression<decltype(s.lhs)> && sparse_expression<decltype(s.rhs)>,
+                  "lz: a product of sparse sums or products plus a dense matrix: assign the inner "
+                  "sum or product to an lz::csr_matrix first");
+    using V = value_t<S>;
+    return spmul_expr<S, sparse_identity<V>>{s, sparse_identity<V>{s.shape()[1]}, s.shape()};
   } else {
     using V = value_t<S>;
     return spmul_expr<S, sparse_identity<V>>{s, sparse_identity<V>{s.shape()[1]}, s.shape()};
@@ -500,6 +506,26 @@ auto operator-(X&& x, S&& s) {
   detail::check_sparse_lvalue<S>();
   detail::check_sparse_dense("-", s, x);
   return std::forward<X>(x) - detail::as_dense_term(detail::term_closure(s));
+}
+
+/// M += S for a dense matrix M (a tensor or a view) and a sparse term S: S added in place, as
+/// `M = M + S` is (one scatter; one csrmultd for a sparse product; one step per term of a sum).
+template <class M, sparse_term S>
+requires(expression<M> && !sparse_term<M>) M& operator+=(M& m, S&& s) {
+  detail::check_sparse_lvalue<S>();
+  detail::check_sparse_dense("+=", s, m);
+  detail::assign_to<detail::assign_op::add>(m.view(),
+                                            detail::as_dense_term(detail::term_closure(s)));
+  return m;
+}
+/// M -= S for a dense matrix M and a sparse term S: S subtracted in place (as operator+=).
+template <class M, sparse_term S>
+requires(expression<M> && !sparse_term<M>) M& operator-=(M& m, S&& s) {
+  detail::check_sparse_lvalue<S>();
+  detail::check_sparse_dense("-=", s, m);
+  detail::assign_to<detail::assign_op::sub>(m.view(),
+                                            detail::as_dense_term(detail::term_closure(s)));
+  return m;
 }
 
 // A + B, A - B for two sparse terms of one shape: the union of their patterns (one merge at

@@ -194,13 +194,15 @@ struct sparse_mat {
   bool trans = false; ///< the operand is the stored matrix's transpose (CSC)
 };
 
-/// The sparse steps a plan runs (kernels/sparse): products, and `add` (C = alpha·op(A) + beta·C,
-/// a scatter of A's stored entries into the dense C).
-enum class sparse_op : unsigned char { spmv, spmm, add };
+/// The sparse steps a plan runs (kernels/sparse): products, `add` (C = alpha·op(A) + beta·C,
+/// a scatter of A's stored entries into the dense C) and `multd` (C = alpha·op(A)·op(S) +
+/// beta·C for two sparse operands and a dense C: the product accumulated into C's rows, no
+/// pattern formed).
+enum class sparse_op : unsigned char { spmv, spmm, add, multd };
 
 /// One sparse step: C = alpha·op(A)·B + beta·C, B and C dense with any strides (SpMV: k = 1, B
-/// and C columns; add: no B). `threads`: the policy lets the kernel split rows over lazuli's
-/// threads.
+/// and C columns; add: no B; multd: the sparse S, op(S) by `ts`, instead of B). `threads`: the
+/// policy lets the kernel split rows over lazuli's threads.
 template <class V>
 struct sparse_step {
   sparse_op op = sparse_op::spmv;
@@ -211,12 +213,19 @@ struct sparse_step {
   mat<const V> B;
   mat<V> C;
   bool threads = true;
+  sparse_mat<V> S;                                      ///< multd's right operand
+  kernels::blas::trans ts = kernels::blas::trans::none; ///< op(S)
 };
 
 namespace detail_plan {
 std::string describe_sparse(const char* routine, char t, index_t m, index_t n, index_t nnz,
                             index_t k, const std::string& alpha, const std::string& beta,
                             index_t rsb, index_t rsc, int a, int b, int c);
+/// The text of a csrmultd step: C (m × n, strides rsc, csc) = alpha·op(A)·op(S) + beta·C.
+std::string describe_sparse_multd(const char* routine, char ta, char ts, index_t m, index_t n,
+                                  index_t k, index_t nnza, index_t nnzs, const std::string& alpha,
+                                  const std::string& beta, index_t rsc, index_t csc, int a, int s,
+                                  int c);
 /// The text of a csradd step: C (m × n, strides rsc, csc) = alpha·op(A) + beta·C.
 std::string describe_sparse_add(const char* routine, char t, index_t m, index_t n, index_t nnz,
                                 const std::string& alpha, const std::string& beta, index_t rsc,
@@ -485,6 +494,15 @@ class explain_sink {
 
   template <class V>
   void sparse(const char* rule, const sparse_step<V>& g) {
+    if (g.op == sparse_op::multd) {
+      const index_t m = g.C.rows, n = g.C.cols, k = g.A.trans ? g.A.rows : g.A.cols;
+      step(detail_plan::describe_sparse_multd(
+               detail_plan::blas_name<V>("csrmultd"), char(g.t), char(g.ts), m, n, k, g.A.nnz,
+               g.S.nnz, detail_plan::scalar_text(g.alpha), detail_plan::scalar_text(g.beta), g.C.rs,
+               g.C.cs, g.A.from.id, g.S.from.id, g.C.from.id),
+           rule);
+      return;
+    }
     if (g.op == sparse_op::add) {
       step(detail_plan::describe_sparse_add(
                detail_plan::blas_name<V>("csradd"), char(g.t), g.C.rows, g.C.cols, g.A.nnz,
@@ -634,13 +652,19 @@ template <class V>
 void exec_sink::sparse(const char*, const sparse_step<V>& g) {
   namespace sp = kernels::sparse;
   const auto run = [&]<class I>(const I*) {
-    const sp::csr<V, I> A{g.A.rows,
-                          g.A.cols,
-                          g.A.nnz,
-                          static_cast<const I*>(g.A.row_ptr),
-                          static_cast<const I*>(g.A.col_idx),
-                          g.A.values};
-    if (g.op == sparse_op::spmv)
+    const auto csr_of = [](const sparse_mat<V>& m) {
+      return sp::csr<V, I>{m.rows,
+                           m.cols,
+                           m.nnz,
+                           static_cast<const I*>(m.row_ptr),
+                           static_cast<const I*>(m.col_idx),
+                           m.values};
+    };
+    const sp::csr<V, I> A = csr_of(g.A);
+    if (g.op == sparse_op::multd)
+      sp::spgemm_dense<V, I>(g.t, A, g.ts, csr_of(g.S), g.alpha, g.beta, g.C.ptr, g.C.rs, g.C.cs,
+                             g.threads);
+    else if (g.op == sparse_op::spmv)
       sp::spmv<V, I>(g.t, A, g.alpha, g.B.ptr, g.B.rs, g.beta, g.C.ptr, g.C.rs, g.threads);
     else if (g.op == sparse_op::add)
       sp::add_dense<V, I>(g.t, A, g.alpha, g.beta, g.C.ptr, g.C.rs, g.C.cs, g.threads);

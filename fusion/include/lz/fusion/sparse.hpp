@@ -10,7 +10,9 @@
 //   - α = coef · the scalars of both sides; β from the caller (the destination folded, or 1
 //     after another term). The kernels take any strides: no copy for a strided x, y, B or C.
 // A sparse operand added as a dense term (`A + D`: op(A)·I) is one `add` step instead: α·op(A)
-// scattered into C (rule sparse_add).
+// scattered into C (rule sparse_add); a sparse × sparse product added as one (`A * B + D`) is
+// one `multd` step: α·op(A)·op(B) accumulated into C's rows, no pattern formed, each operand
+// prepared as above (the product's α and both operands' scalars folded into one α).
 #pragma once
 
 #include <lz/expr/sparse.hpp>
@@ -65,25 +67,52 @@ void lower_spmul(Sink& s, const P& pol, const char* rule, const M& prod, const m
                  V beta) {
   sparse_step<V> g;
   V scale = coef;
-  g.A = detail_sparse::prepare_sparse<V>(s, pol, prod.lhs, scale, rule);
-  g.t = g.A.trans ? kernels::blas::trans::transpose : kernels::blas::trans::none;
   g.C = C;
   g.beta = beta;
   g.threads = P::kind == exec_kind::automatic || P::kind == exec_kind::par;
-  if constexpr (is_sparse_identity_v<std::remove_cvref_t<decltype(prod.rhs)>>) {
-    // A + D: op(A)·I is op(A) itself, added into C (a scatter of the stored entries).
-    g.op = sparse_op::add;
-    g.alpha = scale;
-    g.k = C.cols;
+  const auto op_of = [](const sparse_mat<V>& m) {
+    return m.trans ? kernels::blas::trans::transpose : kernels::blas::trans::none;
+  };
+  if constexpr (spgemm_expression<decltype(prod.lhs)>) {
+    // A * B + D: (α·op(A)·op(B))·I, the product accumulated into C (expr/sparse.hpp refuses
+    // other operands than sparse operands and values expressions: nothing to lower then).
+    if constexpr (sparse_expression<decltype(prod.lhs.lhs)> &&
+                  sparse_expression<decltype(prod.lhs.rhs)>) {
+      scale = scale * prod.lhs.alpha;
+      g.A = detail_sparse::prepare_sparse<V>(s, pol, prod.lhs.lhs, scale, rule);
+      g.S = detail_sparse::prepare_sparse<V>(s, pol, prod.lhs.rhs, scale, rule);
+      g.t = op_of(g.A);
+      g.ts = op_of(g.S);
+      if (s.noting())
+        for (const sparse_mat<V>* m : {&g.A, &g.S})
+          if (m->trans)
+            s.note({rule, ": ", m == &g.A ? "A" : "B",
+                    " is stored transposed (CSC): the kernel transposes it into CSR once, a "
+                    "counting sort of its ",
+                    m->nnz, " entries in its own workspace"});
+      g.op = sparse_op::multd;
+      g.alpha = scale;
+      g.k = C.cols;
+      s.sparse(rule, g);
+    }
+  } else {
+    g.A = detail_sparse::prepare_sparse<V>(s, pol, prod.lhs, scale, rule);
+    g.t = op_of(g.A);
+    if constexpr (is_sparse_identity_v<std::remove_cvref_t<decltype(prod.rhs)>>) {
+      // A + D: op(A)·I is op(A) itself, added into C (a scatter of the stored entries).
+      g.op = sparse_op::add;
+      g.alpha = scale;
+      g.k = C.cols;
+      s.sparse(rule, g);
+      return;
+    }
+    const scaled_mat<V> x = prepare_operand<V>(s, pol, prod.rhs, rule);
+    g.op = rank_v<M> == 1 ? sparse_op::spmv : sparse_op::spmm;
+    g.alpha = scale * x.scale;
+    g.B = x.m;
+    g.k = rank_v<M> == 1 ? 1 : C.cols;
     s.sparse(rule, g);
-    return;
   }
-  const scaled_mat<V> x = prepare_operand<V>(s, pol, prod.rhs, rule);
-  g.op = rank_v<M> == 1 ? sparse_op::spmv : sparse_op::spmm;
-  g.alpha = scale * x.scale;
-  g.B = x.m;
-  g.k = rank_v<M> == 1 ? 1 : C.cols;
-  s.sparse(rule, g);
 }
 
 } // namespace lz::fusion

@@ -68,6 +68,19 @@ template <class V, class I>
 void spgemm(const csr<V, I>& A, const csr<V, I>& B, V alpha, const csr<V, I>* D, V beta,
             std::vector<I>& row_ptr, std::vector<I>& col_idx, value_buffer<V> values, bool threads);
 
+/// C = alpha·op(A)·op(B) + beta·C for CSR A and B and a dense C (op(A).rows × op(B).cols,
+/// element (i, j) at C[i*rsc + j*csc], any signed strides): no pattern is formed; each row of C
+/// is scaled (beta == 0 never reads it), then accumulates alpha·a_ik·op(B)(k, :) for the
+/// entries of row i of op(A), in place (Gustavson's product with the destination's row as the
+/// accumulator; MKL's name for it, "dcsrmultd"). An operand with op = transpose (or
+/// conj_transpose) is transposed into CSR first, in the kernel's own workspace (a counting
+/// sort). `threads` as for spmv: rows are split by their multiply-adds and each element of C is
+/// written by one thread in one fixed order, so the result does not depend on the thread count.
+/// @pre op(A).cols == op(B).rows; A and B do not overlap C.
+template <class V, class I>
+void spgemm_dense(blas::trans ta, const csr<V, I>& A, blas::trans tb, const csr<V, I>& B, V alpha,
+                  V beta, V* C, index_t rsc, index_t csc, bool threads);
+
 /// C = alpha·A + beta·B for two CSR matrices of one shape, over the union of their patterns
 /// (an entry in both is alpha·a + beta·b, stored even when it cancels), columns sorted in each
 /// row. `threads` as for spmv; the result does not depend on the thread count. Throws
