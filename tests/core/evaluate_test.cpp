@@ -301,6 +301,29 @@ BOOST_AUTO_TEST_CASE(assignment_broadcasts_into_views_and_lz_assign) {
   BOOST_CHECK_THROW(A += lz::matrix<double>(2, 7), lz::shape_error);
 }
 
+BOOST_AUTO_TEST_CASE(rank_zero_operands_broadcast_inside_trees_and_fill_destinations) {
+  // A rank-0 tensor is an operand of any rank's tree (stride 0 along every dim of the loop),
+  // next to scalars, in contiguous and strided loops; as a whole tree it fills the destination.
+  lz::tensor<double, 0> t(lz::shape_t<0>{});
+  *t.data() = 2.5;
+  auto B = random_tensor<double, 2>({5, 7}, 31);
+  lz::matrix<double> A(5, 7);
+  A = B * t + 1.0; // contiguous: the flat path
+  for (index_t i = 0; i < 5; ++i)
+    for (index_t j = 0; j < 7; ++j) BOOST_TEST(A(i, j) == B(i, j) * 2.5 + 1.0);
+  A = lz::transpose(lz::transpose(B)) - t * t; // strided operands: the planned loop
+  for (index_t i = 0; i < 5; ++i)
+    for (index_t j = 0; j < 7; ++j) BOOST_TEST(A(i, j) == B(i, j) - 6.25);
+  lz::vector<double> x(9);
+  lz::assign(x, t); // a rank-0 tree fills
+  for (double v : x) BOOST_TEST(v == 2.5);
+  x = t * 2.0 + x; // a rank-0 operand next to the destination
+  for (double v : x) BOOST_TEST(v == 7.5);
+  auto col = A(lz::all, 3);
+  col = t - t * 4.0; // a strided destination
+  for (index_t i = 0; i < 5; ++i) BOOST_TEST(A(i, 3) == 2.5 - 10.0);
+}
+
 BOOST_AUTO_TEST_CASE(tensor_assignment_of_another_shape_resizes) {
   lz::matrix<double> A(3, 4);
   auto B = random_tensor<double, 2>({5, 6}, 16);

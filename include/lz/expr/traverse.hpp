@@ -20,9 +20,10 @@ namespace lz::detail {
 
 /// One memory operand of a loop: where element 0 is, its size, and its stride (in elements)
 /// along each loop dimension. Operand 0 of a loop is the destination. Only the loop's rank
-/// strides are meaningful, and only they are read; whoever fills an operand sets them (a leaf
-/// of lower rank broadcasts: stride 0). The rest are left as they are (zeroing all of them cost
-/// a small assignment ~10% of its fixed cost).
+/// strides are meaningful, and only they are read; whoever fills an operand sets them (a rank-0
+/// operand of a rank-R node or tree broadcasts: stride 0, set by flatten_args and the map rule).
+/// The rest are left as they are (zeroing all of them cost a small assignment ~10% of its fixed
+/// cost).
 struct operand {
   char* ptr = nullptr;
   index_t esize = 0;
@@ -149,6 +150,13 @@ void flatten_args(const map_expr<F, A...>& e, operand* out, const Exec& ex, Stor
     ((o[k + 1] = o[k] + leaf_count_v<A>, ++k), ...);
     return o;
   }();
+  constexpr std::size_t R = map_expr<F, A...>::rank;
+  if constexpr (R > 0 && ((rank_v<A> == 0 && leaf_count_v<A> != 0) || ...)) {
+    // A rank-0 operand (a rank-0 tensor, an opaque rank-0 node) broadcasts along the node's R
+    // dims: stride 0, which its own flatten does not write (rank-R children overwrite theirs).
+    for (std::size_t j = 0; j < off[sizeof...(A)]; ++j)
+      for (std::size_t k = 0; k < R; ++k) out[j].strides[k] = 0;
+  }
   (flatten(get<J>(e.args), out + off[J], ex, temps), ...);
 }
 

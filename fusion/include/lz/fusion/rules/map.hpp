@@ -33,10 +33,10 @@ LZ_INLINE void fill_operands(const P& pol, tensor_view<T, R> dst, const E& e,
   ops[0].ptr = reinterpret_cast<char*>(dst.data());
   ops[0].esize = sizeof(T);
   for (std::size_t k = 0; k < R; ++k) ops[0].strides[k] = dst.layout().strides[k];
-  // The loop's R strides of every leaf start at 0: a leaf of lower rank (a rank-0 reduction's
-  // value) writes none and broadcasts (the rest of the array is never read).
-  for (std::size_t j = 1; j < N; ++j)
-    for (std::size_t k = 0; k < R; ++k) ops[j].strides[k] = 0;
+  if constexpr (rank_v<E> < R) { // a rank-0 tree filling the destination: its leaves broadcast
+    for (std::size_t j = 1; j < N; ++j)
+      for (std::size_t k = 0; k < R; ++k) ops[j].strides[k] = 0;
+  }
   detail::flatten(e, ops.data() + 1, pol, temps); // extent-1 dims of leaves broadcast (stride 0)
 }
 
