@@ -4,8 +4,9 @@
 // one assignment (docs/decisions/small-assignment-fixed-cost.md). Valgrind cannot run AVX-512
 // code: count on a build for an AVX2 target (-march=x86-64-v3).
 //
-//   for c in 1 10001; do valgrind --tool=cachegrind --cache-sim=no \
-//       --cachegrind-out-file=/dev/stdout build/perf/fixed_cost 8 $c | grep summary; done
+//   for c in 1 10001; do valgrind --tool=cachegrind --cache-sim=no
+//     --cachegrind-out-file=/dev/stdout build/perf/fixed_cost 8 $c | grep summary; done
+//   (one line)
 #include <lz/lz.hpp>
 
 #include <cstdio>
@@ -22,7 +23,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "fixed_cost: N must be >= 1 and CALLS >= 0\n");
     return 2;
   }
-  std::vector<double> a(std::size_t(n), 1.0), b(std::size_t(n), 2.0), c(std::size_t(n));
+  std::vector<double> a(std::size_t(n), 1.0), b(std::size_t(n), 2.0), c(std::size_t(n), 0.0);
   auto x = lz::adopt(a.data(), {n}), y = lz::adopt(b.data(), {n}), z = lz::adopt(c.data(), {n});
   lz::set_num_threads(1);
   for (long i = 0; i < calls; ++i) {
