@@ -953,8 +953,8 @@ BOOST_AUTO_TEST_CASE(a_sparse_product_plus_dense_is_one_csrmultd_into_the_rows_n
   BOOST_TEST(lz::stats().temporaries == 1u);
   BOOST_TEST(close(M, lz::eval(lz::abs(DA) * DB + D), 1e-14));
   rec.calls.clear();
-  lz::reset_stats();
   lz::matrix<double> before = M;
+  lz::reset_stats();
   M += A * B; // in place: the call alone, β = 1
   BOOST_TEST(rec.summary() == "dcsrmultd ");
   BOOST_TEST(rec.only().beta == 1.0);
