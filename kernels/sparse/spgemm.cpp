@@ -215,6 +215,7 @@ void spgemm_dense(blas::trans ta, const csr<V, I>& A, blas::trans tb, const csr<
   for (index_t r = 0; r < k; ++r) madds += double(ca[std::size_t(r)]) * double(cb[std::size_t(r)]);
   const double flops = madd_flops<V>() * madds;
   blas::detail::run(c, flops, false, describe, [&] {
+    if (m == 0 || n == 0) return; // nothing to write (C may be null)
     std::vector<I> arp, aci, brp, bci;
     std::vector<V> av, bv;
     const csr<V, I> a = ta == blas::trans::none
