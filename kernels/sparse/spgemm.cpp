@@ -206,7 +206,8 @@ void spgemm_dense(blas::trans ta, const csr<V, I>& A, blas::trans tb, const csr<
       for (index_t p = index_t(M.row_ptr[0]); p < index_t(M.row_ptr[0]) + M.nnz; ++p)
         ++cnt[std::size_t(M.col_idx[p])];
     else
-      for (index_t r = 0; r < k; ++r) cnt[std::size_t(r)] = index_t(M.row_ptr[r + 1] - M.row_ptr[r]);
+      for (index_t r = 0; r < k; ++r)
+        cnt[std::size_t(r)] = index_t(M.row_ptr[r + 1] - M.row_ptr[r]);
     return cnt;
   };
   const std::vector<index_t> ca = counts(A, ta == blas::trans::none);
