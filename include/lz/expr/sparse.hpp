@@ -452,14 +452,12 @@ template <class S>
 auto as_dense_term(const S& s) {
   if constexpr (sparse_sum_expression<S>) {
     return s.alpha * as_dense_term(s.lhs) + s.beta * as_dense_term(s.rhs);
-  } else if constexpr (spgemm_expression<S>) {
-    // (α·op(A)·op(B))·I: one product accumulated into the destination's rows at assignment.
-    static_assert(sparse_expression<decltype(s.lhs)> && sparse_expression<decltype(s.rhs)>,
-                  "lz: a product of sparse sums or products plus a dense matrix: assign the inner "
-                  "sum or product to an lz::csr_matrix first");
-    using V = value_t<S>;
-    return spmul_expr<S, sparse_identity<V>>{s, sparse_identity<V>{s.shape()[1]}, s.shape()};
   } else {
+    // A sparse × sparse product: (α·op(A)·op(B))·I, accumulated into the destination's rows.
+    if constexpr (spgemm_expression<S>)
+      static_assert(sparse_expression<decltype(s.lhs)> && sparse_expression<decltype(s.rhs)>,
+                    "lz: a product of sparse sums or products plus a dense matrix: assign the "
+                    "inner sum or product to an lz::csr_matrix first");
     using V = value_t<S>;
     return spmul_expr<S, sparse_identity<V>>{s, sparse_identity<V>{s.shape()[1]}, s.shape()};
   }
@@ -508,24 +506,27 @@ auto operator-(X&& x, S&& s) {
   return std::forward<X>(x) - detail::as_dense_term(detail::term_closure(s));
 }
 
+namespace detail {
+// M ⊕= S (⊕ = Op) for a dense matrix M and a sparse term S, as M = M ⊕ S.
+template <assign_op Op, class M, class S>
+M& update_with_sparse(M& m, S&& s) {
+  check_sparse_lvalue<S>();
+  check_sparse_dense(assign_op_symbol(Op), s, m);
+  assign_to<Op>(m.view(), as_dense_term(term_closure(s)));
+  return m;
+}
+} // namespace detail
+
 /// M += S for a dense matrix M (a tensor or a view) and a sparse term S: S added in place, as
 /// `M = M + S` is (one scatter; one csrmultd for a sparse product; one step per term of a sum).
 template <class M, sparse_term S>
 requires(expression<M> && !sparse_term<M>) M& operator+=(M& m, S&& s) {
-  detail::check_sparse_lvalue<S>();
-  detail::check_sparse_dense("+=", s, m);
-  detail::assign_to<detail::assign_op::add>(m.view(),
-                                            detail::as_dense_term(detail::term_closure(s)));
-  return m;
+  return detail::update_with_sparse<detail::assign_op::add>(m, std::forward<S>(s));
 }
 /// M -= S for a dense matrix M and a sparse term S: S subtracted in place (as operator+=).
 template <class M, sparse_term S>
 requires(expression<M> && !sparse_term<M>) M& operator-=(M& m, S&& s) {
-  detail::check_sparse_lvalue<S>();
-  detail::check_sparse_dense("-=", s, m);
-  detail::assign_to<detail::assign_op::sub>(m.view(),
-                                            detail::as_dense_term(detail::term_closure(s)));
-  return m;
+  return detail::update_with_sparse<detail::assign_op::sub>(m, std::forward<S>(s));
 }
 
 // A + B, A - B for two sparse terms of one shape: the union of their patterns (one merge at
