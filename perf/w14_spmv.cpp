@@ -7,6 +7,7 @@
 //   sums   C = A + B, C = A * A + B   A the Laplacian, B the random matrix (different patterns)
 //   sparse + dense  M = D - 2 * A     A random 3000 × 3000, 10 a row; D, M dense
 //   product + dense M = D + A * B, M = M + A * B   A, B random 3000 × 3000, 10 a row; D, M dense
+//   computed term   y = abs(A + B) * x            A the Laplacian, B the random matrix
 //
 // against Eigen's SparseMatrix<double, RowMajor, int> (y.noalias() = A * x, over the same arrays
 // through Eigen::Map), librsb (rsb_spmv / rsb_spmm on its own copy, made from the same CSR
@@ -25,7 +26,8 @@
 //                                  # gemm (SpGEMM C = A * A, both matrices, against Eigen),
 //                                  # sum (C = A + B, C = A * A + B, against Eigen),
 //                                  # dense (M = D - 2 * A, 3000 x 3000, against Eigen),
-//                                  # multd (M = D + A * B and M = M + A * B, 3000 x 3000)
+//                                  # multd (M = D + A * B and M = M + A * B, 3000 x 3000),
+//                                  # computed (y = abs(A + B) * x: Laplacian, random)
 #include <support/anchors.hpp>
 #include <support/bench_support.hpp>
 
@@ -145,6 +147,13 @@ void measure(std::vector<variant>& v, int rounds, bool cpu, long calls) {
       v[i].ratio.push_back(t[i] / t[0]);
     }
   }
+}
+
+// One line per variant: its median time and its median ratio to variant 0 (lazuli).
+void print_rows(const std::vector<variant>& v) {
+  for (const auto& x : v)
+    std::printf("    %-40s %9.3f ms   %s %.3f\n", x.name.c_str(), median(x.ns) / 1e6,
+                &x == &v[0] ? "       " : "/lazuli", median(x.ratio));
 }
 
 void report(const char* title, std::vector<variant>& v, const double* reference, std::size_t n) {
@@ -408,9 +417,7 @@ void sparse_result_case(sparse_result c, int rounds) {
   measure(v, rounds, true, calls);
   std::printf("  %s, C has %td entries; 1 thread (thread CPU time, %ld calls a turn):\n", c.what,
               c.C->nnz(), calls);
-  for (auto& x : v)
-    std::printf("    %-40s %9.3f ms   %s %.3f\n", x.name.c_str(), median(x.ns) / 1e6,
-                &x == &v[0] ? "       " : "/lazuli", median(x.ratio));
+  print_rows(v);
   std::vector<variant> t;
   t.push_back({"lazuli, 2 threads",
                [&] {
@@ -540,9 +547,7 @@ void sparse_dense_case(index_t n, int rounds) {
   std::printf("  Sparse + dense M = D - 2 * A, %td x %td, A %td entries; 1 thread (thread CPU "
               "time):\n",
               n, n, a.nnz());
-  for (auto& x : v)
-    std::printf("    %-40s %9.3f ms   %s %.3f\n", x.name.c_str(), median(x.ns) / 1e6,
-                &x == &v[0] ? "       " : "/lazuli", median(x.ratio));
+  print_rows(v);
 }
 
 // A sparse × sparse product added to a dense matrix (A, B random n × n, 10 a row; D and M dense
@@ -594,10 +599,56 @@ void multd_case(index_t n, int rounds) {
     std::printf("  Sparse product + dense %s, %td x %td, A %td and B %td entries; 1 thread "
                 "(thread CPU time):\n",
                 in_place ? "M = M + A * B" : "M = D + A * B", n, n, a.nnz(), b.nnz());
-    for (auto& x : v)
-      std::printf("    %-40s %9.3f ms   %s %.3f\n", x.name.c_str(), median(x.ns) / 1e6,
-                  &x == &v[0] ? "       " : "/lazuli", median(x.ratio));
+    print_rows(v);
   }
+}
+
+// A computed sparse term inside a dense expression: y = abs(A + B) * x (A the Laplacian, B random
+// 10 a row, different patterns) — lazuli settles abs(A + B) into a CSR temporary (one merge, one
+// loop over its values in place) and runs one SpMV — against lazuli in two steps with a named
+// matrix (C = abs(A + B); y = C * x: the same work, so the settling's own cost shows) and Eigen
+// (`ye = (Ae + Be).cwiseAbs() * xe`: the product reads the sum's iterator, no matrix formed); one
+// thread, thread CPU time. Results checked equal first.
+void computed_case(csr_arrays& a, csr_arrays& b, int rounds) {
+  const auto As = a.operand(), Bs = b.operand();
+  const index_t n = a.rows;
+  lz::vector<double> x(n), y(n), y2(n);
+  std::mt19937_64 g(8);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (index_t k = 0; k < n; ++k) x(k) = u(g);
+  lz::csr_matrix<double, int> C;
+  std::vector<variant> v;
+  v.push_back({"lazuli y = abs(A + B) * x", [&] { y = lz::abs(As + Bs) * x; }, nullptr, {}, {}});
+  v.push_back({"lazuli C = abs(A + B); y = C * x",
+               [&] { C = lz::abs(As + Bs), y2 = C * x; },
+               nullptr,
+               {},
+               {}});
+  for (auto& w : v) w.run();
+  double worst = double(lz::max(lz::abs(y - y2)));
+#if LZ_HAVE_EIGEN
+  const auto Ae = eigen_map(a), Be = eigen_map(b);
+  const Eigen::Map<const Eigen::VectorXd> xe(x.data(), n);
+  Eigen::VectorXd ye(n);
+  v.push_back({"Eigen ye = (Ae + Be).cwiseAbs() * xe",
+               [&] { ye.noalias() = (Ae + Be).cwiseAbs() * xe; },
+               nullptr,
+               {},
+               {}});
+  v.back().run();
+  worst =
+      std::max(worst, (ye - Eigen::Map<const Eigen::VectorXd>(y.data(), n)).cwiseAbs().maxCoeff());
+#endif
+  if (worst > 1e-12) {
+    std::fprintf(stderr, "computed term: results differ by %g\n", worst);
+    std::exit(1);
+  }
+  lz_perf::use_threads(1);
+  measure(v, rounds, true, 1);
+  std::printf("  Computed term y = abs(A + B) * x, %td rows, A %td and B %td entries; 1 thread "
+              "(thread CPU time):\n",
+              n, a.nnz(), b.nnz());
+  print_rows(v);
 }
 
 } // namespace
@@ -633,6 +684,10 @@ int main(int argc, char** argv) {
   if (only.empty() || only == "sum") {
     csr_arrays l = lap, r = random_matrix(s * s, 10, 7);
     sum_case(l, r, rounds);
+  }
+  if (only.empty() || only == "computed") {
+    csr_arrays l = lap, r = random_matrix(s * s, 10, 7);
+    computed_case(l, r, rounds);
   }
 #if LZ_HAVE_RSB
   rsb_lib_exit(RSB_NULL_EXIT_OPTIONS);

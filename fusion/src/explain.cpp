@@ -65,6 +65,8 @@ void log_temporary(const index_t* extents, const index_t* strides, std::size_t r
 }
 
 namespace {
+// An entry count; unknown (-1) for a computed sparse term explain did not compute.
+std::string nnz_text(index_t nnz) { return nnz < 0 ? "?" : std::to_string(nnz); }
 std::string who(int id, const char* role) {
   if (id == origin::dst) return "dst";
   if (id >= 0) return "tmp" + std::to_string(id);
@@ -108,7 +110,7 @@ std::string describe_sparse(const char* routine, char t, index_t m, index_t n, i
                             index_t k, const std::string& alpha, const std::string& beta,
                             index_t rsb, index_t rsc, int a, int b, int c) {
   std::string s = std::string(routine) + "(" + t + ", " + std::to_string(m) + "x" +
-                  std::to_string(n) + " nnz=" + std::to_string(nnz);
+                  std::to_string(n) + " nnz=" + nnz_text(nnz);
   if (k != 1) s += ", k=" + std::to_string(k);
   return s + ", alpha=" + alpha + ", " + who(a, "A") + ", " + who(b, k == 1 ? "x" : "B") +
          (k == 1 ? " incx=" : " ldb=") + std::to_string(rsb) + ", beta=" + beta +
@@ -122,19 +124,18 @@ std::string describe_sparse_multd(const char* routine, char ta, char ts, index_t
                                   int c) {
   return std::string(routine) + "(" + ta + ", " + ts + ", m=" + std::to_string(m) +
          ", n=" + std::to_string(n) + ", k=" + std::to_string(k) + ", alpha=" + alpha + ", " +
-         who(a, "A") + " nnz=" + std::to_string(nnza) + ", " + who(s, "B") +
-         " nnz=" + std::to_string(nnzs) + ", beta=" + beta + ", C strides (" + std::to_string(rsc) +
-         "," + std::to_string(csc) + ")) → " + who(c, "C") +
-         "  (CSR × CSR into dense rows, own kernel)";
+         who(a, "A") + " nnz=" + nnz_text(nnza) + ", " + who(s, "B") + " nnz=" + nnz_text(nnzs) +
+         ", beta=" + beta + ", C strides (" + std::to_string(rsc) + "," + std::to_string(csc) +
+         ")) → " + who(c, "C") + "  (CSR × CSR into dense rows, own kernel)";
 }
 
 std::string describe_sparse_add(const char* routine, char t, index_t m, index_t n, index_t nnz,
                                 const std::string& alpha, const std::string& beta, index_t rsc,
                                 index_t csc, int a, int c) {
   return std::string(routine) + "(" + t + ", " + std::to_string(m) + "x" + std::to_string(n) +
-         " nnz=" + std::to_string(nnz) + ", alpha=" + alpha + ", " + who(a, "A") +
-         ", beta=" + beta + ", C strides (" + std::to_string(rsc) + "," + std::to_string(csc) +
-         ")) → " + who(c, "C") + "  (CSR scatter, own kernel)";
+         " nnz=" + nnz_text(nnz) + ", alpha=" + alpha + ", " + who(a, "A") + ", beta=" + beta +
+         ", C strides (" + std::to_string(rsc) + "," + std::to_string(csc) + ")) → " + who(c, "C") +
+         "  (CSR scatter, own kernel)";
 }
 
 std::string describe_syrk(const char* routine, char o, char t, index_t n, index_t k,

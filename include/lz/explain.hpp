@@ -24,6 +24,9 @@ std::string cat(const A&... parts) {
   return s;
 }
 
+template <class G>
+std::string function_text(const G& g, const std::string& arg);
+
 /// A compact rendering of an expression tree: leaves by shape, operators infix.
 template <class E>
 std::string expr_text(const E& e) {
@@ -66,19 +69,32 @@ std::string expr_text(const E& e) {
     const auto& p = e.pattern();
     std::string t =
         cat(p.trans ? "cscᵀ" : "csr", to_string(e.shape()), "[nnz ", std::to_string(p.nnz), "]");
+    if constexpr (requires { e.placeholder; }) // a computed term explain did not compute
+      if (e.placeholder) t = cat("csr", to_string(e.shape()), "[nnz ?]");
     if constexpr (requires { e.values_; })
       return t;
     else
       return cat(t, "{", expr_text(e.values_expr()), "}");
-  } else if constexpr (requires { typename std::remove_cvref_t<E>::lz_spgemm; }) {
-    // a sparse × sparse product (inside a dense expression: A * B + D)
-    const std::string f = cat(expr_text(e.lhs), " · ", expr_text(e.rhs));
-    if (e.alpha == value_t<E>(1)) return cat("(", f, ")");
-    if constexpr (is_complex_v<value_t<E>>)
-      return cat("((", number_text(double(e.alpha.real())), "+",
-                 number_text(double(e.alpha.imag())), "i) * ", f, ")");
-    else
-      return cat("(", number_text(double(e.alpha)), " * ", f, ")");
+  } else if constexpr (computed_sparse<E>) {
+    // a sparse × sparse product, a sparse sum, a function of one (computed at assignment)
+    const auto scalar = [](const auto& v) -> std::string {
+      if constexpr (is_complex_v<std::remove_cvref_t<decltype(v)>>)
+        return cat("(", number_text(double(v.real())), "+", number_text(double(v.imag())), "i)");
+      else
+        return number_text(double(v));
+    };
+    using V = value_t<E>;
+    if constexpr (spgemm_expression<E>) {
+      return cat("(", e.alpha == V(1) ? "" : scalar(e.alpha) + " * ", expr_text(e.lhs), " · ",
+                 expr_text(e.rhs), ")");
+    } else if constexpr (sparse_sum_expression<E>) {
+      return cat("(", e.alpha == V(1) ? "" : scalar(e.alpha) + " * ", expr_text(e.lhs),
+                 e.beta == V(-1) ? " - " : " + ",
+                 e.beta == V(1) || e.beta == V(-1) ? "" : scalar(e.beta) + " * ", expr_text(e.rhs),
+                 ")");
+    } else {
+      return function_text(e, expr_text(e.arg));
+    }
   } else if constexpr (is_matmul_v<std::remove_cvref_t<E>> || is_spmul_v<std::remove_cvref_t<E>>) {
     if constexpr (is_sparse_identity_v<std::remove_cvref_t<decltype(e.rhs)>>)
       return expr_text(e.lhs); // a sparse operand added as a dense term (A + D)
@@ -95,6 +111,18 @@ std::string expr_text(const E& e) {
   } else {
     return "expr";
   }
+}
+
+/// The function of a sparse sum or product g (lz::sparse_apply_expr) as text, with `arg` for
+/// the term: f applied to a placeholder of the values, the placeholder's text replaced.
+template <class G>
+std::string function_text(const G& g, const std::string& arg) {
+  const typename G::values_view v(nullptr, strided_layout<1>::right(shape_t<1>{0}), trusted);
+  std::string t = expr_text(g.f(v));
+  const std::string hole = expr_text(v);
+  for (std::size_t at = t.find(hole); at != std::string::npos; at = t.find(hole, at + arg.size()))
+    t.replace(at, hole.size(), arg);
+  return t;
 }
 
 // The destination an assignment would write: the view itself, or for a tensor whose shape
@@ -160,11 +188,18 @@ fusion::explain_sink plan_text(const P& pol, D&& dst, const E& e, std::string& t
       }
     }
   }
-  if constexpr (fusion::settles_v<E>) // as fusion::execute: full reductions first, as scalars
-    fusion::plan_assign<Op>(
-        s, pol, v, fusion::settle_reductions(e, [&](const auto& r) { return s.settled(r); }));
+  // As fusion::execute: computed sparse terms first, as CSR leaves; full reductions, as scalars.
+  const auto plan = [&](const auto& t) {
+    if constexpr (fusion::settles_v<decltype(t)>)
+      fusion::plan_assign<Op>(
+          s, pol, v, fusion::settle_reductions(t, [&](const auto& r) { return s.settled(r); }));
+    else
+      fusion::plan_assign<Op>(s, pol, v, t);
+  };
+  if constexpr (fusion::holds_computed_sparse_v<E>)
+    plan(fusion::settle_sparse(e, [&](const auto& g) { return s.settled_sparse(g); }));
   else
-    fusion::plan_assign<Op>(s, pol, v, e);
+    plan(e);
   return s;
 }
 

@@ -8,7 +8,7 @@
 
 #include <lz/evaluate.hpp>
 #include <lz/expr/sparse.hpp>
-#include <lz/fusion/rules/sparse_sum.hpp>
+#include <lz/fusion/rules/sparse_apply.hpp>
 #include <lz/kernels/sparse/csr.hpp>
 #include <lz/ops/reductions.hpp>
 
@@ -145,8 +145,10 @@ class csr_matrix {
   }
 
   /// A sparse product or sum (`lz::csr_matrix<double> C = A * B;`, `= A + B`): see operator=.
-  template <class G>
-  requires spgemm_expression<G> || sparse_sum_expression<G> csr_matrix(const G& g) { *this = g; }
+  template <computed_sparse G>
+  csr_matrix(const G& g) {
+    *this = g;
+  }
   /// C = α·op(A)·op(B) (A, B sparse): ONE SpGEMM into new arrays (fusion/rules/spgemm.hpp),
   /// which *this takes once the product has succeeded; `A = A * A` is fine. An error (C's entry
   /// count past I) leaves *this unchanged.
@@ -175,6 +177,26 @@ class csr_matrix {
       }
     }
     return take(fusion::run_sparse_sum<T, I>(g), g.shape());
+  }
+  /// C = f(T) for a sparse sum or product T (`C = lz::abs(A + B)`): T into new arrays, then ONE
+  /// loop applies f to their values (in place when f keeps the type); *this takes the arrays once
+  /// both succeeded (fusion/rules/sparse_apply.hpp).
+  /// A function of a sum of two operands with the same pattern is ONE loop over the values,
+  /// f(α·a + β·b), C taking that pattern (as operator=(sparse_sum_expression) does for the sum).
+  template <sparse_apply_expression G>
+  csr_matrix& operator=(const G& g) {
+    check_result_type<G>();
+    if constexpr (sparse_sum_expression<decltype(g.arg)>) {
+      if constexpr (fusion::sparse_sum_plan_v<decltype(g.arg)> ==
+                    fusion::sparse_sum_plan::values_or_merge) {
+        if (fusion::sparse_sum_same_pattern(g.arg)) {
+          const auto& s = g.arg;
+          return *this = detail::make_sparse_values(
+                     s.lhs, g.f(s.alpha * s.lhs.values_expr() + s.beta * s.rhs.values_expr()));
+        }
+      }
+    }
+    return take(fusion::run_sparse_apply<T, I>(g), g.shape());
   }
   csr_matrix(const csr_matrix& o) : p_(o.p_), v_(o.v_) {}
   csr_matrix(csr_matrix&&) noexcept = default;
@@ -304,12 +326,12 @@ class csr_matrix {
     p->col_idx = p->own_col_idx.data();
     return p;
   }
-  // CSR of the transpose of the stored (rows × cols) matrix: counting sort by column, which
-  // leaves each new row's columns sorted.
+  // CSR of the transpose of the stored (rows × cols) matrix (kernels::sparse::transpose).
   static csr_matrix transposed_copy(const detail::pattern_ref<I>& pr, const T* vals) {
     std::vector<I> rp, ci;
     std::vector<T> v;
-    fusion::detail_spgemm::transpose_arrays<T, I>(pr, vals, rp, ci, v);
+    kernels::sparse::transpose<T, I>({pr.rows, pr.cols, pr.nnz, pr.row_ptr, pr.col_idx, vals},
+                                     false, rp, ci, v);
     csr_matrix m;
     m.adopt_arrays(pr.cols, pr.rows, std::move(rp), std::move(ci), v.data(), pr.nnz);
     return m;
@@ -369,6 +391,14 @@ std::string explain(csr_matrix<T, I>& dst, const G& g) {
   return fusion::explain_sparse_sum(g.shape(), g);
 }
 
+/// The plan of `C = f(T)` for a sparse sum or product T (T's plan, then one loop over its
+/// values), as text; nothing runs.
+template <class T, class I, sparse_apply_expression G>
+std::string explain(csr_matrix<T, I>& dst, const G& g) {
+  (void)dst;
+  return fusion::explain_sparse_apply(g.shape(), g);
+}
+
 namespace detail {
 template <class G>
 using sparse_result_t = csr_matrix<typename G::value_type, typename G::index_type>;
@@ -405,24 +435,22 @@ auto norm2(S&& s) {
   return lz::norm2(s.values_expr());
 }
 
-/// A sparse sum or product as a dense tensor (computed as a csr_matrix first).
-template <class G>
-requires spgemm_expression<G> || sparse_sum_expression<G>
+/// A sparse sum or product (or a function of one) as a dense tensor (computed as a csr_matrix
+/// first).
+template <computed_sparse G>
 auto to_dense(const G& g) {
   const detail::sparse_result_t<G> c = g;
   return to_dense(c);
 }
 // Sum of a sparse sum's or product's entries: computed as a csr_matrix first, so the value
 // itself (not a lazy reduction) is returned.
-template <class G>
-requires spgemm_expression<G> || sparse_sum_expression<G>
+template <computed_sparse G>
 auto sum(const G& g) {
   const detail::sparse_result_t<G> c = g;
   return lz::eval(lz::sum(c));
 }
 // Frobenius norm of a sparse sum or product: computed as a csr_matrix first (the value returned).
-template <class G>
-requires spgemm_expression<G> || sparse_sum_expression<G>
+template <computed_sparse G>
 auto norm2(const G& g) {
   const detail::sparse_result_t<G> c = g;
   return lz::eval(lz::norm2(c));

@@ -157,12 +157,10 @@ void spgemm(const csr<V, I>& A, const csr<V, I>& B, V alpha, const csr<V, I>* D,
   });
 }
 
-namespace {
-// The CSR arrays of op(M) for op a transpose of the stored M (rows × cols): a counting sort by
-// column, which leaves each new row's columns sorted; conjugated for conj_transpose.
+// (csr.hpp) A counting sort by column.
 template <class V, class I>
-csr<V, I> transposed(const csr<V, I>& M, bool conj, std::vector<I>& rp, std::vector<I>& ci,
-                     std::vector<V>& v) {
+csr<V, I> transpose(const csr<V, I>& M, bool conj, std::vector<I>& rp, std::vector<I>& ci,
+                    std::vector<V>& v) {
   const index_t base = index_t(M.row_ptr[0]);
   rp.assign(std::size_t(M.cols) + 1, I(0));
   ci.resize(std::size_t(M.nnz));
@@ -181,7 +179,6 @@ csr<V, I> transposed(const csr<V, I>& M, bool conj, std::vector<I>& rp, std::vec
     }
   return {M.cols, M.rows, M.nnz, rp.data(), ci.data(), v.data()};
 }
-} // namespace
 
 template <class V, class I>
 void spgemm_dense(blas::trans ta, const csr<V, I>& A, blas::trans tb, const csr<V, I>& B, V alpha,
@@ -219,12 +216,10 @@ void spgemm_dense(blas::trans ta, const csr<V, I>& A, blas::trans tb, const csr<
     if (m == 0 || n == 0) return; // nothing to write (C may be null)
     std::vector<I> arp, aci, brp, bci;
     std::vector<V> av, bv;
-    const csr<V, I> a = ta == blas::trans::none
-                            ? A
-                            : transposed(A, ta == blas::trans::conj_transpose, arp, aci, av);
-    const csr<V, I> b = tb == blas::trans::none
-                            ? B
-                            : transposed(B, tb == blas::trans::conj_transpose, brp, bci, bv);
+    const csr<V, I> a =
+        ta == blas::trans::none ? A : transpose(A, ta == blas::trans::conj_transpose, arp, aci, av);
+    const csr<V, I> b =
+        tb == blas::trans::none ? B : transpose(B, tb == blas::trans::conj_transpose, brp, bci, bv);
     // The split: each row's multiply-adds, plus its n stores when C is scaled.
     const index_t per_row = beta != V(1) ? n : 0;
     std::vector<index_t> work(std::size_t(m) + 1, 0);
@@ -266,6 +261,8 @@ void spgemm_dense(blas::trans ta, const csr<V, I>& A, blas::trans tb, const csr<
 }
 
 #define LZ_SPGEMM(V, I)                                                                            \
+  template csr<V, I> transpose<V, I>(const csr<V, I>&, bool, std::vector<I>&, std::vector<I>&,     \
+                                     std::vector<V>&);                                             \
   template void spgemm<V, I>(const csr<V, I>&, const csr<V, I>&, V, const csr<V, I>*, V,           \
                              std::vector<I>&, std::vector<I>&, value_buffer<V>, bool);             \
   template void spgemm_dense<V, I>(blas::trans, const csr<V, I>&, blas::trans, const csr<V, I>&,   \

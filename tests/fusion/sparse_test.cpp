@@ -6,6 +6,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <support/recording.hpp>
+#include <support/sparse.hpp>
 
 #include <lz/lz.hpp>
 #include <lz/sparse.hpp>
@@ -26,63 +27,8 @@ using lz::fusion::rule_v;
 using cf = std::complex<float>;
 using cd = std::complex<double>;
 
-namespace {
-
-template <class T>
-T random_value(std::mt19937_64& g) {
-  std::uniform_real_distribution<double> u(-1, 1);
-  if constexpr (lz::detail::is_complex_v<T>)
-    return T(typename T::value_type(u(g)), typename T::value_type(u(g)));
-  else
-    return T(u(g));
-}
-
-// A random m×n sparse matrix: each entry stored with probability `density` (some duplicates
-// among the triplets, summed by from_triplets), a few empty rows.
-template <class T, class I = std::int32_t>
-lz::csr_matrix<T, I> random_sparse(index_t m, index_t n, double density, std::uint64_t seed) {
-  std::mt19937_64 g(seed);
-  std::uniform_real_distribution<double> u(0, 1);
-  std::vector<I> r, c;
-  std::vector<T> v;
-  for (index_t i = 0; i < m; ++i) {
-    if (i % 7 == 3) continue; // an empty row
-    for (index_t j = 0; j < n; ++j)
-      if (u(g) < density) {
-        r.push_back(I(i));
-        c.push_back(I(j));
-        v.push_back(random_value<T>(g));
-        if (u(g) < 0.1) { // a duplicate: summed
-          r.push_back(I(i));
-          c.push_back(I(j));
-          v.push_back(random_value<T>(g));
-        }
-      }
-  }
-  return lz::csr_matrix<T, I>::from_triplets(m, n, r, c, v);
-}
-
-template <class T, std::size_t R>
-lz::tensor<T, R> random_dense(const lz::shape_t<R>& s, std::uint64_t seed) {
-  std::mt19937_64 g(seed);
-  lz::tensor<T, R> t(s, lz::uninitialized);
-  for (index_t i = 0; i < t.size(); ++i) t.data()[i] = random_value<T>(g);
-  return t;
-}
-
-template <class T>
-double tol() {
-  return std::is_same_v<T, float> || std::is_same_v<T, cf> ? 2e-5 : 1e-13;
-}
-
-template <class A, class B>
-bool close(const A& a, const B& b, double t) {
-  return double(lz::max(lz::abs(lz::cast<lz::value_t<A>>(a) - b))) <= t;
-}
-
 using namespace lz;
-
-} // namespace
+using namespace lz_test::sparse;
 
 // ---- plans (compile time) ----------------------------------------------------------------------
 
@@ -812,9 +758,6 @@ void sparse_plus_dense_matches_the_dense_engine(std::uint64_t seed) {
     const auto DA = lz::to_dense(A), DAt = lz::to_dense(At), DB = lz::to_dense(B);
     const T a = random_value<T>(g);
     // Destinations in both orders, and a strided view of a larger matrix.
-    lz::tensor<T, 2> big(lz::shape_t<2>{2 * m + 1, 2 * n + 1});
-    lz::tensor<T, 2> colmajor(m, n, lz::layout_left);
-    auto strided = big(lz::range(0, 2 * m, 2), lz::range(1, 2 * n + 1, 2));
     lz::tensor<T, 2> ref;
     const auto check = [&](auto&& M) {
       switch (trial % 4) {
@@ -838,8 +781,7 @@ void sparse_plus_dense_matches_the_dense_engine(std::uint64_t seed) {
         BOOST_TEST(close(lz::eval(M), ref, tol<T>() * 4),
                    "trial " << trial << " m=" << m << " n=" << n);
     };
-    check(colmajor);
-    check(strided);
+    for_each_destination<T>(m, n, check);
   }
 }
 
@@ -991,9 +933,6 @@ void sparse_product_plus_dense_matches_the_dense_engine(std::uint64_t seed) {
                DBt = lz::to_dense(Bt);
     const T a = random_value<T>(g);
     // Destinations in both orders, and a strided view of a larger matrix.
-    lz::tensor<T, 2> big(lz::shape_t<2>{2 * m + 1, 2 * n + 1});
-    lz::tensor<T, 2> colmajor(m, n, lz::layout_left);
-    auto strided = big(lz::range(0, 2 * m, 2), lz::range(1, 2 * n + 1, 2));
     lz::tensor<T, 2> ref;
     const auto check = [&](auto&& M) {
       switch (trial % 4) {
@@ -1017,8 +956,7 @@ void sparse_product_plus_dense_matches_the_dense_engine(std::uint64_t seed) {
         BOOST_TEST(close(lz::eval(M), ref, tol<T>() * 8),
                    "trial " << trial << " m=" << m << " n=" << n << " k=" << k);
     };
-    check(colmajor);
-    check(strided);
+    for_each_destination<T>(m, n, check);
   }
 }
 

@@ -418,6 +418,29 @@ struct broadcast_expr {
 };
 
 namespace detail {
+/// The elementwise node e (map, permute or broadcast) rebuilt over f(child) for each child,
+/// called left to right: the tree rewrites that settle parts of a tree before planning
+/// (fusion's settle_reductions and settle_sparse) share it.
+template <class E, class F>
+auto rebuild_elementwise(const E& e, const F& f) {
+  using K = kind_t<E>;
+  if constexpr (std::is_same_v<K, map_kind>) {
+    return [&]<class G, class... A>(const map_expr<G, A...>& m) {
+      return [&]<std::size_t... J>(std::index_sequence<J...>) {
+        return map_expr<G, decltype(f(get<J>(m.args)))...>{m.f, {{f(get<J>(m.args))}...}, m.shape_};
+      }
+      (std::index_sequence_for<A...>{});
+    }(e);
+  } else if constexpr (std::is_same_v<K, permute_kind>) {
+    auto a = f(e.arg);
+    return permute_expr<decltype(a)>{std::move(a), e.perm, e.shape_};
+  } else {
+    static_assert(std::is_same_v<K, broadcast_kind>, "lz: not an elementwise node");
+    auto a = f(e.arg);
+    return broadcast_expr<decltype(a), rank_v<E>>{std::move(a), e.shape_};
+  }
+}
+
 /// std::out_of_range: `name` along `axis` of a rank-`rank` expression (kernels/common/errors.cpp).
 [[noreturn]] void throw_bad_axis(const char* name, std::size_t axis, std::size_t rank);
 

@@ -216,6 +216,7 @@ concept spgemm_expression = requires {
 template <class L, class R>
 struct sparse_sum_expr {
   using lz_sparse_sum = void;
+  using lz_kind = detail::opaque_kind; ///< (walked through lhs and rhs)
   static constexpr memory_space lz_space = memory_space::host;
   static constexpr std::size_t rank = 2;
   using value_type = typename L::value_type;
@@ -234,9 +235,43 @@ concept sparse_sum_expression = requires {
   typename std::remove_cvref_t<G>::lz_sparse_sum;
 };
 
-/// Anything with a sparse result: a sparse operand, a sparse × sparse product, a sparse sum.
+/// f(T) for a sparse sum or product T (or a function of one): `lz::abs(A + B)`,
+/// `2 * lz::sqrt(A * B)`, `lz::map(f, A - B)`. A sparse result with T's pattern (f should map 0
+/// to 0, as for a sparse operand's values): T is computed into new arrays, then ONE loop applies
+/// f to those values, in place when f keeps the element type. `f` maps the values (a dense
+/// rank-1 view of nnz elements) to a dense expression; functions and scalars applied to the node
+/// compose into it.
+template <class G, class F>
+struct sparse_apply_expr {
+  using lz_sparse_apply = void;
+  static constexpr memory_space lz_space = memory_space::host;
+  static constexpr std::size_t rank = 2;
+  using term_value_type = typename G::value_type;
+  using values_view = tensor_view<const term_value_type, 1>;
+  using value_type = value_t<std::invoke_result_t<const F&, const values_view&>>;
+  using index_type = typename G::index_type;
+  using lz_kind = detail::opaque_kind; ///< (walked through arg, as lhs and rhs of the others)
+  G arg; ///< the term (`arg`: tree walkers such as the lifetime check descend into it)
+  F f;
+
+  shape_t<2> shape() const noexcept { return arg.shape(); }
+};
+
+/// A function of a sparse sum or product (lz::sparse_apply_expr).
+template <class G>
+concept sparse_apply_expression = requires {
+  typename std::remove_cvref_t<G>::lz_sparse_apply;
+};
+
+/// A node whose sparse result is computed at assignment (its pattern is known only then): a
+/// sparse × sparse product, a sparse sum, a function of one.
+template <class G>
+concept computed_sparse =
+    spgemm_expression<G> || sparse_sum_expression<G> || sparse_apply_expression<G>;
+
+/// Anything with a sparse result: a sparse operand, or a computed sparse term.
 template <class S>
-concept sparse_term = sparse_expression<S> || spgemm_expression<S> || sparse_sum_expression<S>;
+concept sparse_term = sparse_expression<S> || computed_sparse<S>;
 
 namespace detail {
 
@@ -280,6 +315,21 @@ void same_pattern(const char* op, const A& a, const B& b) {
 
 } // namespace detail
 
+namespace detail {
+// g's values through fn: a computed term T becomes fn(T); a function of one composes
+// (fn(f(T)): still one loop over T's values).
+template <class G, class Fn>
+auto apply_to_values(const G& g, Fn fn) {
+  using SG = std::remove_cvref_t<G>;
+  if constexpr (sparse_apply_expression<SG>) {
+    auto h = [f = g.f, fn](const auto& v) { return fn(f(v)); };
+    return sparse_apply_expr<decltype(g.arg), decltype(h)>{g.arg, h};
+  } else {
+    return sparse_apply_expr<SG, Fn>{g, fn};
+  }
+}
+} // namespace detail
+
 // ---- elementwise on the stored values (the overloads carry // comments: the API reference keeps
 // the dense functions' briefs for these names) ----------------------------------------------
 
@@ -312,12 +362,9 @@ auto operator-(S&& s) {
     detail::check_sparse_lvalue<S>();                                                              \
     return detail::make_sparse_values(s, lz::NAME(s.values_expr()));                               \
   }                                                                                                \
-  template <class G>                                                                               \
-  requires sparse_sum_expression<G> || spgemm_expression<G>                                        \
-  auto NAME(G&&) {                                                                                 \
-    static_assert(detail::dependent_false<G>, "lz: " #NAME " of a sparse sum or product: assign "  \
-                                              "it to an lz::csr_matrix first (its pattern is "     \
-                                              "computed at assignment)");                          \
+  template <computed_sparse G>                                                                     \
+  auto NAME(G&& g) {                                                                               \
+    return detail::apply_to_values(g, [](const auto& v) { return lz::NAME(v); });                  \
   }
 // Elementwise on a sparse matrix's stored values (the pattern kept): |A|.
 LZ_SPARSE_UNARY(abs)
@@ -338,6 +385,11 @@ auto map(F f, S&& s) {
   detail::check_sparse_lvalue<S>();
   return detail::make_sparse_values(s, lz::map(f, s.values_expr()));
 }
+// f applied to the entries of a sparse sum or product (computed first, then one loop).
+template <class F, computed_sparse G>
+auto map(F f, G&& g) {
+  return detail::apply_to_values(g, [f](const auto& v) { return lz::map(f, v); });
+}
 
 // The transpose of a sparse leaf: the same arrays read as CSC (never copies).
 template <sparse_expression S>
@@ -349,6 +401,15 @@ auto transpose(S&& s) {
   auto v = detail::sparse_closure(s);
   v.pattern_ = v.pattern_.transposed();
   return v;
+}
+
+// The transpose of a sparse sum or product: refused (its arrays do not exist until it is
+// computed; a computed matrix's transpose is free: lz::transpose(C)).
+template <computed_sparse G>
+auto transpose(G&&) {
+  static_assert(detail::dependent_false<G>,
+                "lz: transpose of a sparse sum or product: assign it to an lz::csr_matrix first "
+                "(its transpose is then a free view)");
 }
 
 // ---- products --------------------------------------------------------------------------------
@@ -453,11 +514,9 @@ auto as_dense_term(const S& s) {
   if constexpr (sparse_sum_expression<S>) {
     return s.alpha * as_dense_term(s.lhs) + s.beta * as_dense_term(s.rhs);
   } else {
-    // A sparse × sparse product: (α·op(A)·op(B))·I, accumulated into the destination's rows.
-    if constexpr (spgemm_expression<S>)
-      static_assert(sparse_expression<decltype(s.lhs)> && sparse_expression<decltype(s.rhs)>,
-                    "lz: a product of sparse sums or products plus a dense matrix: assign the "
-                    "inner sum or product to an lz::csr_matrix first");
+    // An operand, a function of a sum or product: op(A)·I, added into the destination; a sparse
+    // × sparse product: (α·op(A)·op(B))·I, accumulated into the destination's rows (a computed
+    // operand of either is settled first: fusion/sparse.hpp).
     using V = value_t<S>;
     return spmul_expr<S, sparse_identity<V>>{s, sparse_identity<V>{s.shape()[1]}, s.shape()};
   }
@@ -618,10 +677,28 @@ auto operator-(G&& g) {
   return r;
 }
 
+// c·f(T), f(T)·c, f(T)/c, -f(T) for a function of a sparse sum or product: composed into f.
+template <scalar_like C, sparse_apply_expression G>
+auto operator*(const C& c, G&& g) {
+  return detail::apply_to_values(g, [c](const auto& v) { return c * v; });
+}
+template <sparse_apply_expression G, scalar_like C>
+auto operator*(G&& g, const C& c) {
+  return detail::apply_to_values(g, [c](const auto& v) { return v * c; });
+}
+template <sparse_apply_expression G, scalar_like C>
+auto operator/(G&& g, const C& c) {
+  return detail::apply_to_values(g, [c](const auto& v) { return v / c; });
+}
+template <sparse_apply_expression G>
+auto operator-(G&& g) {
+  return detail::apply_to_values(g, [](const auto& v) { return -v; });
+}
+
 // (α·L + β·R)·x and (A·B)·x with x dense: distributed and associated into SpMV / SpMM terms
-// (two products into the destination, no sparse result formed).
-template <class G, expression X>
-requires sparse_sum_expression<G> || spgemm_expression<G>
+// (two products into the destination, no sparse result formed); f(T)·x: T computed, f applied
+// to its values, then one SpMV / SpMM (fusion/sparse.hpp).
+template <computed_sparse G, expression X>
 auto operator*(G&& g, X&& x) {
   static_assert(rank_v<X> == 1 || rank_v<X> == 2,
                 "lz: a sparse matrix multiplies a dense vector or matrix");

@@ -530,6 +530,10 @@ class explain_sink {
   /// holds it shows "nan"), else 0.
   template <class E>
   typename E::value_type settled(const E& e);
+  /// A computed sparse term settled before the plan (fusion/sparse.hpp, defined in
+  /// rules/sparse_apply.hpp): described as its own step, a placeholder CSR leaf returned.
+  template <class G>
+  auto settled_sparse(const G& g);
 
   /// The whole plan as text.
   std::string text(const std::string& title) const {

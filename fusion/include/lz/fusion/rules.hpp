@@ -145,15 +145,17 @@ constexpr bool level1_or_map_v =
 /// A tree that can only be a loop goes straight to it: the same run_map that plan_assign
 /// would reach through the sink's map step, without instantiating the sink and the rule list
 /// for it (compile time: a tenth of a plain tree's cost, perf/compile); so does a tree that
-/// could be BLAS 1 in place (`y = a*x + y`, compiled choice, else the loop). Full reductions
-/// in the tree are settled first (rules/reduce.hpp): what remains is planned, often a plain
-/// loop.
+/// could be BLAS 1 in place (`y = a*x + y`, compiled choice, else the loop). Computed sparse
+/// terms (fusion/sparse.hpp) and full reductions (rules/reduce.hpp) in the tree are settled
+/// first: what remains is planned, often a plain loop.
 template <lz::detail::assign_op Op, class P, class T, std::size_t R, class E>
 void execute(const P& pol, tensor_view<T, R> dst, const E& e) {
   if constexpr (only_map_v<T, R, E>) {
     run_map<Op>(pol, dst, e);
   } else if constexpr (level1_or_map_v<T, R, E>) {
     if (!run_level1<Op>(dst, e)) run_map<Op>(pol, dst, e);
+  } else if constexpr (holds_computed_sparse_v<E>) {
+    execute<Op>(pol, dst, settle_sparse(e, sparse_computer{}));
   } else if constexpr (settles_v<E>) {
     execute<Op>(pol, dst, settle_reductions(e, settled_by(pol)));
   } else if constexpr (is_axis_reduction_v<E> && std::is_same_v<value_t<E>, T>) {

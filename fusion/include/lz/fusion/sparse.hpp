@@ -18,13 +18,137 @@
 #include <lz/expr/sparse.hpp>
 #include <lz/fusion/products.hpp>
 
+#include <memory>
+
 namespace lz::fusion {
+
+// ---- computed sparse terms in a dense tree: settled before planning --------------------------
+//
+// `y = lz::abs(A + B) * x`, `M = D + lz::abs(A * B)`, `M = (A + B) * C + D` hold a sparse term
+// whose pattern is known only once it is computed (a sparse sum, product or function of one, as
+// the left operand of a product node). Before the tree is planned, fusion::execute computes each
+// such term into new CSR arrays (as assigning it to a csr_matrix would: rules/spgemm.hpp,
+// sparse_sum.hpp, sparse_apply.hpp) and rebuilds the tree with a `settled_csr` leaf over them,
+// so the rules see a plain CSR operand (one SpMV, SpMM, scatter or csrmultd) and the arrays live
+// as long as the rebuilt tree. Everything is computed before anything is written: an error
+// leaves the destination untouched. lz::explain settles through explain_sink::settled_sparse
+// (a described step and a placeholder of unknown nnz). The walk covers the elementwise nodes
+// (map, transpose, broadcast), products (dense and sparse) and solves, as settle_reductions does
+// for reductions; a reduction's operand is evaluated through fusion::execute, which settles it
+// (docs/decisions/computed-sparse-terms-settled-before-planning.md).
+
+/// A computed sparse term's CSR arrays as a leaf: a csr_view of them that keeps them alive.
+template <class V, class I>
+struct settled_csr : csr_view<const V, I> {
+  std::shared_ptr<const void> keep; ///< the arrays' owner (null for explain's placeholder)
+  bool placeholder = false;         ///< explain's: no arrays, nnz unknown (printed "?")
+};
+
+/// Computes a sparse term into a settled_csr (defined in rules/sparse_apply.hpp).
+struct sparse_computer {
+  template <class G>
+  settled_csr<value_t<G>, typename G::index_type> operator()(const G& g) const;
+};
 
 namespace detail_sparse {
 
-/// The sparse operand of a product, ready for a step; its scalar factor goes into `scale`.
+template <class X>
+struct rebind2;
+template <template <class, class> class N, class A, class B>
+struct rebind2<N<A, B>> {
+  template <class A2, class B2>
+  using type = N<A2, B2>;
+};
+
+// A sparse operand that must be settled (a computed term other than a product kept as one
+// csrmultd: `A * B + D` stays a product of two plain operands).
+template <class S>
+constexpr bool settles_operand() {
+  if constexpr (spgemm_expression<S>)
+    return computed_sparse<decltype(S::lhs)> || computed_sparse<decltype(S::rhs)>;
+  else
+    return computed_sparse<S>;
+}
+
+template <class E>
+constexpr bool holds_computed() {
+  using X = std::remove_cvref_t<E>;
+  if constexpr (computed_sparse<X> || sparse_expression<X> || scalar_like<X>)
+    return false;
+  else if constexpr (is_spmul_v<X>)
+    return settles_operand<decltype(X::lhs)>() || holds_computed<decltype(X::rhs)>();
+  else if constexpr (is_matmul_v<X> || is_solve_v<X>)
+    return holds_computed<decltype(X::lhs)>() || holds_computed<decltype(X::rhs)>();
+  else if constexpr (std::is_same_v<lz::detail::kind_t<X>, lz::detail::map_kind>)
+    return []<class F, class... A>(const map_expr<F, A...>*) {
+      return (false || ... || holds_computed<A>());
+    }(static_cast<const X*>(nullptr));
+  else if constexpr (std::is_same_v<lz::detail::kind_t<X>, lz::detail::permute_kind> ||
+                     std::is_same_v<lz::detail::kind_t<X>, lz::detail::broadcast_kind>)
+    return holds_computed<decltype(X::arg)>();
+  else
+    return false;
+}
+
+template <class S, class F>
+auto settle_operand(const S& a, const F& make) {
+  if constexpr (!settles_operand<S>()) {
+    return a;
+  } else if constexpr (spgemm_expression<S>) {
+    const auto one = [&](const auto& t) {
+      if constexpr (computed_sparse<std::remove_cvref_t<decltype(t)>>)
+        return make(t);
+      else
+        return t;
+    };
+    auto l = one(a.lhs);
+    auto r = one(a.rhs);
+    return spgemm_expr<decltype(l), decltype(r)>{std::move(l), std::move(r), a.alpha, a.shape_};
+  } else {
+    return make(a);
+  }
+}
+
+} // namespace detail_sparse
+
+/// True when tree E holds a computed sparse term that fusion::execute settles first.
+template <class E>
+inline constexpr bool holds_computed_sparse_v = detail_sparse::holds_computed<E>();
+
+/// e with each computed sparse term (as a product's sparse operand) replaced by `make(term)`, a
+/// settled_csr, in the tree's left-to-right order; the other nodes copied as they are.
+template <class E, class F>
+auto settle_sparse(const E& e, const F& make) {
+  using X = std::remove_cvref_t<E>;
+  if constexpr (!holds_computed_sparse_v<X>) {
+    return e;
+  } else if constexpr (is_spmul_v<X> || is_matmul_v<X>) {
+    auto l = [&] {
+      if constexpr (is_spmul_v<X>)
+        return detail_sparse::settle_operand(e.lhs, make);
+      else
+        return settle_sparse(e.lhs, make);
+    }();
+    auto r = settle_sparse(e.rhs, make);
+    using N = typename detail_sparse::rebind2<X>::template type<decltype(l), decltype(r)>;
+    return N{std::move(l), std::move(r), e.shape_};
+  } else if constexpr (is_solve_v<X>) {
+    auto l = settle_sparse(e.lhs, make);
+    auto r = settle_sparse(e.rhs, make);
+    return solve_expr<decltype(l), decltype(r), X::kind>{std::move(l), std::move(r), e.shape_,
+                                                         e.alpha, e.factors};
+  } else {
+    return lz::detail::rebuild_elementwise(e,
+                                           [&](const auto& c) { return settle_sparse(c, make); });
+  }
+}
+
+namespace detail_sparse {
+
+// A sparse operand (a leaf or a values expression) ready for a step.
 template <class V, class Sink, class P, class S>
-sparse_mat<V> prepare_sparse(Sink& s, const P& pol, const S& a, V& scale, const char* rule) {
+sparse_mat<V> prepare_sparse_operand(Sink& s, const P& pol, const S& a, V& scale,
+                                     const char* rule) {
   using I = typename S::index_type;
   const auto& p = a.pattern();
   sparse_mat<V> m;
@@ -32,6 +156,8 @@ sparse_mat<V> prepare_sparse(Sink& s, const P& pol, const S& a, V& scale, const 
   m.index_bits = int(sizeof(I) * 8);
   m.row_ptr = p.row_ptr, m.col_idx = p.col_idx;
   m.trans = p.trans;
+  if constexpr (requires { a.placeholder; })
+    if (a.placeholder) m.nnz = -1;         // (explain's: unknown until computed)
   if constexpr (requires { a.values_; }) { // a leaf
     m.values = a.values_data();
     m.from = s.origin_of(m.values);
@@ -58,6 +184,19 @@ sparse_mat<V> prepare_sparse(Sink& s, const P& pol, const S& a, V& scale, const 
   return m;
 }
 
+/// The sparse operand of a product, ready for a step; its scalar factor goes into `scale`.
+template <class V, class Sink, class P, class S>
+sparse_mat<V> prepare_sparse(Sink& s, const P& pol, const S& a, V& scale, const char* rule) {
+  if constexpr (computed_sparse<S>) {
+    static_assert(lz::detail::dependent_false<S>,
+                  "lz: a sparse sum or product as the operand of this node: assign it to an "
+                  "lz::csr_matrix first (its pattern is computed at assignment)");
+    return {};
+  } else {
+    return prepare_sparse_operand<V>(s, pol, a, scale, rule);
+  }
+}
+
 } // namespace detail_sparse
 
 /// Lowers the sparse product term `prod` (an spmul node) into `C = coef·prod + beta·C`: one
@@ -74,27 +213,24 @@ void lower_spmul(Sink& s, const P& pol, const char* rule, const M& prod, const m
     return m.trans ? kernels::blas::trans::transpose : kernels::blas::trans::none;
   };
   if constexpr (spgemm_expression<decltype(prod.lhs)>) {
-    // A * B + D: (α·op(A)·op(B))·I, the product accumulated into C (expr/sparse.hpp refuses
-    // other operands than sparse operands and values expressions: nothing to lower then).
-    if constexpr (sparse_expression<decltype(prod.lhs.lhs)> &&
-                  sparse_expression<decltype(prod.lhs.rhs)>) {
-      scale = scale * prod.lhs.alpha;
-      g.A = detail_sparse::prepare_sparse<V>(s, pol, prod.lhs.lhs, scale, rule);
-      g.S = detail_sparse::prepare_sparse<V>(s, pol, prod.lhs.rhs, scale, rule);
-      g.t = op_of(g.A);
-      g.ts = op_of(g.S);
-      if (s.noting())
-        for (const sparse_mat<V>* m : {&g.A, &g.S})
-          if (m->trans)
-            s.note({rule, ": ", m == &g.A ? "A" : "B",
-                    " is stored transposed (CSC): the kernel transposes it into CSR once, a "
-                    "counting sort of its ",
-                    m->nnz, " entries in its own workspace"});
-      g.op = sparse_op::multd;
-      g.alpha = scale;
-      g.k = C.cols;
-      s.sparse(rule, g);
-    }
+    // A * B + D: (α·op(A)·op(B))·I, the product accumulated into C (a computed operand was
+    // settled into a CSR leaf before planning; prepare_sparse refuses one that was not).
+    scale = scale * prod.lhs.alpha;
+    g.A = detail_sparse::prepare_sparse<V>(s, pol, prod.lhs.lhs, scale, rule);
+    g.S = detail_sparse::prepare_sparse<V>(s, pol, prod.lhs.rhs, scale, rule);
+    g.t = op_of(g.A);
+    g.ts = op_of(g.S);
+    if (s.noting())
+      for (const sparse_mat<V>* m : {&g.A, &g.S})
+        if (m->trans)
+          s.note({rule, ": ", m == &g.A ? "A" : "B",
+                  " is stored transposed (CSC): the kernel transposes it into CSR once, a "
+                  "counting sort of its ",
+                  m->nnz, " entries in its own workspace"});
+    g.op = sparse_op::multd;
+    g.alpha = scale;
+    g.k = C.cols;
+    s.sparse(rule, g);
   } else {
     g.A = detail_sparse::prepare_sparse<V>(s, pol, prod.lhs, scale, rule);
     g.t = op_of(g.A);

@@ -56,26 +56,13 @@ inline constexpr bool settles_v =
 /// called in the tree's left-to-right order. The other nodes are copied as they are.
 template <class E, class F>
 auto settle_reductions(const E& e, F&& value_of) {
-  using K = lz::detail::kind_t<E>;
-  if constexpr (is_full_reduction_v<E>) {
+  if constexpr (is_full_reduction_v<E>)
     return scalar_expr<value_t<E>>{value_of(e)};
-  } else if constexpr (!detail_settle::holds<E>()) {
+  else if constexpr (!detail_settle::holds<E>())
     return e;
-  } else if constexpr (std::is_same_v<K, lz::detail::map_kind>) {
-    return [&]<class G, class... A>(const map_expr<G, A...>& m) {
-      return [&]<std::size_t... J>(std::index_sequence<J...>) {
-        using M = map_expr<G, decltype(settle_reductions(lz::detail::get<J>(m.args), value_of))...>;
-        return M{m.f, {{settle_reductions(lz::detail::get<J>(m.args), value_of)}...}, m.shape_};
-      }
-      (std::index_sequence_for<A...>{});
-    }(e);
-  } else if constexpr (std::is_same_v<K, lz::detail::permute_kind>) {
-    auto a = settle_reductions(e.arg, value_of);
-    return permute_expr<decltype(a)>{std::move(a), e.perm, e.shape_};
-  } else {
-    auto a = settle_reductions(e.arg, value_of);
-    return broadcast_expr<decltype(a), rank_v<E>>{std::move(a), e.shape_};
-  }
+  else
+    return lz::detail::rebuild_elementwise(
+        e, [&](const auto& c) { return settle_reductions(c, value_of); });
 }
 
 /// The host's value of a full reduction in a tree: its node's value (computed at its first use,

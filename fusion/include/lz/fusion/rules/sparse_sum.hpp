@@ -88,7 +88,7 @@ std::string explain_sparse_sum(const shape_t<2>& dst, const G& g) {
   using detail_spgemm::read_text;
   using lz::detail::cat;
   std::string s =
-      cat("plan: csr", lz::detail::to_string(dst), " = ", detail_spgemm::term_text(g), "\n");
+      cat("plan: csr", lz::detail::to_string(dst), " = ", lz::detail::expr_text(g), "\n");
   constexpr sparse_sum_plan plan = sparse_sum_plan_v<G>;
   if (sparse_sum_same_pattern(g)) {
     s += "  1. one loop over the values: α·A + β·B, A and B have the same pattern, which C takes "

@@ -30,7 +30,7 @@ enum class spgemm_read { leaf, scaled_leaf, values_loop, computed };
 namespace detail_spgemm {
 template <class S>
 constexpr spgemm_read read_of() {
-  if constexpr (spgemm_expression<S> || sparse_sum_expression<S>)
+  if constexpr (computed_sparse<S>)
     return spgemm_read::computed;
   else if constexpr (requires(const S& s) { s.values_; })
     return spgemm_read::leaf;
@@ -72,27 +72,23 @@ spgemm_result<V, I> run_spgemm(const G& g);
 /// Computes a sparse sum (lz::sparse_sum_expr) into new arrays (rules/sparse_sum.hpp).
 template <class V, class I, class G>
 spgemm_result<V, I> run_sparse_sum(const G& g);
+/// Computes a function of a sparse sum or product (lz::sparse_apply_expr) into new arrays
+/// (rules/sparse_apply.hpp).
+template <class V, class I, class G>
+spgemm_result<V, I> run_sparse_apply(const G& g);
+
+/// Computes any computed sparse term (a product, a sum, a function of one) into new arrays.
+template <class V, class I, class G>
+spgemm_result<V, I> run_computed(const G& g) {
+  if constexpr (spgemm_expression<G>)
+    return run_spgemm<V, I>(g);
+  else if constexpr (sparse_sum_expression<G>)
+    return run_sparse_sum<V, I>(g);
+  else
+    return run_sparse_apply<V, I>(g);
+}
 
 namespace detail_spgemm {
-
-// CSR arrays of the transpose of the stored (rows × cols) matrix: a counting sort by column,
-// which leaves each new row's columns sorted. (csr_matrix's transposed copies too.)
-template <class V, class I>
-void transpose_arrays(const lz::detail::pattern_ref<I>& p, const V* vals, std::vector<I>& rp,
-                      std::vector<I>& ci, std::vector<V>& v) {
-  rp.assign(std::size_t(p.cols) + 1, I(0));
-  ci.resize(std::size_t(p.nnz));
-  v.resize(std::size_t(p.nnz));
-  for (index_t k = 0; k < p.nnz; ++k) ++rp[std::size_t(p.col_idx[k]) + 1];
-  for (index_t j = 0; j < p.cols; ++j) rp[std::size_t(j) + 1] += rp[std::size_t(j)];
-  std::vector<I> next(rp.begin(), rp.end() - 1);
-  for (index_t i = 0; i < p.rows; ++i)
-    for (I k = p.row_ptr[i]; k < p.row_ptr[i + 1]; ++k) {
-      const I at = next[std::size_t(p.col_idx[k])]++;
-      ci[std::size_t(at)] = I(i);
-      v[std::size_t(at)] = vals[k];
-    }
-}
 
 // An operand as the kernel reads it, with what it took to get there.
 template <class V, class I>
@@ -111,11 +107,7 @@ operand<V, I> prepare(const S& s) {
   operand<V, I> o;
   constexpr spgemm_read how = spgemm_read_v<S>;
   if constexpr (how == spgemm_read::computed) {
-    spgemm_result<V, I> r;
-    if constexpr (spgemm_expression<S>)
-      r = run_spgemm<V, I>(s);
-    else
-      r = run_sparse_sum<V, I>(s);
+    spgemm_result<V, I> r = run_computed<V, I>(s);
     o.rp = std::move(r.row_ptr);
     o.ci = std::move(r.col_idx);
     o.term_vals = std::move(r.values);
@@ -137,16 +129,25 @@ operand<V, I> prepare(const S& s) {
       lz::detail::assign_to<lz::detail::assign_op::set>(dst, s.values_expr());
       values = o.vals.data();
     }
+    o.m = {p.rows, p.cols, p.nnz, p.row_ptr, p.col_idx, values};
     if (p.trans) {
       std::vector<V> t;
-      transpose_arrays<V, I>(p, values, o.rp, o.ci, t);
-      o.vals = std::move(t);
-      o.m = {p.cols, p.rows, p.nnz, o.rp.data(), o.ci.data(), o.vals.data()};
-    } else {
-      o.m = {p.rows, p.cols, p.nnz, p.row_ptr, p.col_idx, values};
+      o.m = kernels::sparse::transpose(o.m, false, o.rp, o.ci, t);
+      o.vals = std::move(t); // (moving keeps the buffer o.m points into)
     }
     return o;
   }
+}
+
+// What a computed term is, in words.
+template <class S>
+constexpr const char* computed_text() {
+  if constexpr (spgemm_expression<S>)
+    return "a sparse product";
+  else if constexpr (sparse_sum_expression<S>)
+    return "a sparse sum";
+  else
+    return "a function of a sparse sum or product";
 }
 
 // How an operand is read, for explain; `scalar` names the coefficient its scalar folds into.
@@ -154,8 +155,7 @@ template <class S>
 std::string read_text(const char* name, const S& s, const char* scalar = "α") {
   if constexpr (spgemm_read_v<S> == spgemm_read::computed) {
     (void)s;
-    return std::string("  ") + name + ": " +
-           (spgemm_expression<S> ? "a sparse product" : "a sparse sum") +
+    return std::string("  ") + name + ": " + computed_text<S>() +
            ": computed into new arrays first (its pattern is known only then)\n";
   } else {
     const auto& p = s.pattern();
@@ -193,41 +193,13 @@ spgemm_result<V, I> run_spgemm(const G& g) {
   return r;
 }
 
-namespace detail_spgemm {
-/// A sparse term as explain prints it: operands as expr_text does, products and sums spelled out.
-template <class S>
-std::string term_text(const S& s) {
-  using lz::detail::cat;
-  using lz::detail::number_text;
-  if constexpr (spgemm_expression<S> || sparse_sum_expression<S>) {
-    const auto scalar = [](const auto& v) -> std::string {
-      if constexpr (lz::detail::is_complex_v<std::remove_cvref_t<decltype(v)>>)
-        return cat("(", number_text(double(v.real())), "+", number_text(double(v.imag())), "i)");
-      else
-        return number_text(double(v));
-    };
-    using V = typename S::value_type;
-    if constexpr (spgemm_expression<S>)
-      return cat("(", s.alpha == V(1) ? "" : scalar(s.alpha) + " * ", term_text(s.lhs), " · ",
-                 term_text(s.rhs), ")");
-    else
-      return cat("(", s.alpha == V(1) ? "" : scalar(s.alpha) + " * ", term_text(s.lhs),
-                 s.beta == V(-1) ? " - " : " + ",
-                 s.beta == V(1) || s.beta == V(-1) ? "" : scalar(s.beta) + " * ", term_text(s.rhs),
-                 ")");
-  } else {
-    return lz::detail::expr_text(s);
-  }
-}
-} // namespace detail_spgemm
-
 /// What run_spgemm will do, as lz::explain prints it.
 template <class G>
 std::string explain_spgemm(const shape_t<2>& dst, const G& g) {
   using lz::detail::cat;
   std::string s = cat("plan: csr", lz::detail::to_string(dst), " = ");
   if (g.alpha != typename G::value_type(1)) s += "α · ";
-  s += cat("(", detail_spgemm::term_text(g.lhs), " · ", detail_spgemm::term_text(g.rhs), ")\n");
+  s += cat("(", lz::detail::expr_text(g.lhs), " · ", lz::detail::expr_text(g.rhs), ")\n");
   s += "  1. spgemm C = α·A·B: Gustavson, two passes over A's rows (count, then fill), rows split "
        "over threads by their multiply-adds; C's pattern is new   [rule spgemm]\n";
   s += detail_spgemm::read_text("A", g.lhs);

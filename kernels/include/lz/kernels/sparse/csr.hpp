@@ -81,6 +81,15 @@ template <class V, class I>
 void spgemm_dense(blas::trans ta, const csr<V, I>& A, blas::trans tb, const csr<V, I>& B, V alpha,
                   V beta, V* C, index_t rsc, index_t csc, bool threads);
 
+/// The CSR arrays of op(M) for op a transpose of the stored M (rows × cols; conjugated when
+/// `conj`): a counting sort by column, which leaves each new row's columns sorted. Writes rp
+/// (M.cols + 1 offsets from 0), ci and v (M.nnz each) and returns the cols × rows view of them.
+/// The one transposition of CSR arrays: csr_matrix's transposed copies, the spgemm and sparse_sum
+/// rules' transposed operands and spgemm_dense's own all come here.
+template <class V, class I>
+csr<V, I> transpose(const csr<V, I>& M, bool conj, std::vector<I>& rp, std::vector<I>& ci,
+                    std::vector<V>& v);
+
 /// C = alpha·A + beta·B for two CSR matrices of one shape, over the union of their patterns
 /// (an entry in both is alpha·a + beta·b, stored even when it cancels), columns sorted in each
 /// row. `threads` as for spmv; the result does not depend on the thread count. Throws
