@@ -224,6 +224,67 @@ BOOST_AUTO_TEST_CASE(a_computed_term_plus_a_dense_matrix_is_settled_then_one_sca
              plan);
 }
 
+BOOST_AUTO_TEST_CASE(a_transposed_sum_product_or_function_is_pushed_down_to_its_operands) {
+  const auto A = random_sparse<double>(30, 20, 0.15, 340);
+  const auto B = random_sparse<double>(30, 20, 0.15, 341);
+  const auto P = random_sparse<double>(20, 25, 0.15, 342);
+  const auto DA = lz::to_dense(A), DB = lz::to_dense(B), DP = lz::to_dense(P);
+  using V = lz::csr_view<const double, std::int32_t>;
+  // Nothing computed for the transpose: a term of the same kind over CSC views.
+  static_assert(std::is_same_v<decltype(lz::transpose(A + B)), lz::sparse_sum_expr<V, V>>);
+  static_assert(std::is_same_v<decltype(lz::transpose(2 * (A * P))), lz::spgemm_expr<V, V>>);
+  const auto t = lz::transpose(2 * (A * P));
+  BOOST_TEST(t.lhs.pattern().trans); // Pᵀ
+  BOOST_TEST(t.lhs.pattern().row_ptr == P.pattern().row_ptr);
+  BOOST_TEST(t.alpha == 2.0);
+  BOOST_TEST((t.shape() == lz::shape_t<2>{25, 30}));
+  lz::csr_matrix<double> C;
+  lz_test::recording rec;
+  C = lz::transpose(A - 3 * B); // Aᵀ - 3·Bᵀ: one merge of the transposed operands
+  BOOST_TEST(rec.summary() == "dcsrgeam ");
+  BOOST_TEST(close(lz::to_dense(C), lz::eval(lz::transpose(DA - 3.0 * DB)), 1e-15));
+  rec.calls.clear();
+  C = lz::transpose(lz::abs(2 * A * P)); // |2·Pᵀ·Aᵀ|: one SpGEMM, one loop
+  BOOST_TEST(rec.summary() == "dcsrgemm ");
+  BOOST_TEST(close(lz::to_dense(C), lz::eval(lz::abs(2.0 * lz::transpose(DA * DP))), 1e-14));
+  rec.calls.clear();
+  const auto x = random_dense<double, 1>({30}, 343);
+  lz::vector<double> y(20);
+  lz::reset_stats();
+  y = lz::transpose(A + B) * x; // distributed: two transposed SpMVs, no union, no temporary
+  BOOST_TEST(rec.summary() == "dcsrmv dcsrmv ");
+  BOOST_TEST(char(rec.calls[0].ta) == 'T');
+  BOOST_TEST(lz::stats().temporaries == 0u);
+  BOOST_TEST(close(y, lz::eval(lz::transpose(DA + DB) * x), 1e-14));
+  rec.calls.clear();
+  y = lz::transpose(2 * A) * x; // a values expression transposes too: α = 2, op = T
+  BOOST_TEST(rec.summary() == "dcsrmv ");
+  BOOST_TEST(rec.only().alpha == 2.0);
+  BOOST_TEST(char(rec.only().ta) == 'T');
+  BOOST_TEST(close(y, lz::eval(2.0 * lz::transpose(DA) * x), 1e-14));
+  rec.calls.clear();
+  lz::matrix<double> M = random_dense<double, 2>({25, 30}, 344);
+  const lz::matrix<double> M0 = M;
+  M += lz::transpose(A * P); // Pᵀ·Aᵀ accumulated into M's rows: one csrmultd, both transposed
+  BOOST_TEST(rec.summary() == "dcsrmultd ");
+  BOOST_TEST(char(rec.only().ta) == 'T');
+  BOOST_TEST(char(rec.only().tb) == 'T');
+  BOOST_TEST(close(M, lz::eval(M0 + lz::transpose(DA * DP)), 1e-14));
+  // Transposing twice gives back the term.
+  lz::csr_matrix<double> S = lz::transpose(lz::transpose(A + B));
+  BOOST_TEST(close(lz::to_dense(S), lz::eval(DA + DB), 1e-15));
+}
+
+BOOST_AUTO_TEST_CASE(cast_converts_a_sparse_operand_or_term_so_mixed_types_combine) {
+  const auto A = random_sparse<double>(20, 20, 0.2, 345);
+  const auto Bf = random_sparse<float>(20, 20, 0.2, 346);
+  const lz::matrix<double> DA = lz::to_dense(A), DB = lz::cast<double>(lz::to_dense(Bf));
+  lz::csr_matrix<double> C = A * lz::cast<double>(Bf); // the values converted in one loop
+  BOOST_TEST(close(lz::to_dense(C), lz::eval(DA * DB), 1e-13));
+  lz::csr_matrix<float> F = lz::cast<float>(A * A) + Bf; // a term converted, then merged
+  BOOST_TEST(close(lz::to_dense(F), lz::eval(lz::cast<float>(DA * DA) + lz::to_dense(Bf)), 1e-5));
+}
+
 // ---- numbers -----------------------------------------------------------------------------------
 
 template <class T, class I>

@@ -1,14 +1,16 @@
 // Sparse operands in expressions: the CSR leaf (`csr_view`; `lz::csr_matrix` in sparse.hpp owns
 // one), elementwise expressions over a sparse matrix's stored values with its own pattern
 // (`sparse_values_expr`: 2*A, abs(A)), the sparse × dense product node (`spmul_expr`: A*x, A*B,
-// transpose(A)*x; and A + D with D dense, as op(A)·I: `sparse_identity`), and the two nodes with a
-// sparse result whose pattern is computed at assignment: `spgemm_expr` (A*B, both sparse) and
-// `sparse_sum_expr` (α·A + β·B, the union of the patterns; A*B + D). Structure only: the sparse
-// rules (fusion/rules/spmv.hpp, spmm.hpp) turn products and their surroundings into SpMV / SpMM
-// steps, fusion/rules/spgemm.hpp and sparse_sum.hpp compute sparse results; a values expression is
-// ONE dense loop over the values (sparse.hpp). A sparse operand is not an lz::expression:
-// `lz::exp(A)` does not compile (densify with lz::to_dense first); `A + D` with a dense matrix D is
-// a dense expression.
+// transpose(A)*x; and A + D with D dense, as op(A)·I: `sparse_identity`), and the three nodes with
+// a sparse result whose pattern is computed at assignment (the `computed_sparse` terms):
+// `spgemm_expr` (A*B, both sparse), `sparse_sum_expr` (α·A + β·B, the union of the patterns;
+// A*B + D) and `sparse_apply_expr` (f of either: abs(A + B)); their transposes are pushed down to
+// the operands. Structure only: the sparse rules (fusion/rules/spmv.hpp, spmm.hpp) turn products
+// and their surroundings into SpMV / SpMM steps, fusion/rules/spgemm.hpp, sparse_sum.hpp and
+// sparse_apply.hpp compute sparse results (inside a dense tree, before it is planned:
+// fusion/sparse.hpp); a values expression is ONE dense loop over the values (sparse.hpp). A
+// sparse operand is not an lz::expression: `lz::exp(A)` does not compile (densify with
+// lz::to_dense first); `A + D` with a dense matrix D is a dense expression.
 #pragma once
 
 #include <lz/expr/matmul.hpp>
@@ -391,25 +393,28 @@ auto map(F f, G&& g) {
   return detail::apply_to_values(g, [f](const auto& v) { return lz::map(f, v); });
 }
 
-// The transpose of a sparse leaf: the same arrays read as CSC (never copies).
+// The stored values converted to T (the pattern kept): what mixing element types asks for.
+template <class T, sparse_expression S>
+auto cast(S&& s) {
+  detail::check_sparse_lvalue<S>();
+  return detail::make_sparse_values(s, lz::cast<T>(s.values_expr()));
+}
+// The entries of a sparse sum or product converted to T (computed first, then one loop).
+template <class T, computed_sparse G>
+auto cast(G&& g) {
+  return detail::apply_to_values(g, [](const auto& v) { return lz::cast<T>(v); });
+}
+
+// The transpose of a sparse leaf, or of an expression over a host matrix's values: the same
+// arrays read as CSC (never copies; an elementwise function commutes with the transpose).
 template <sparse_expression S>
 requires requires(const S& s) { s.view(); } || requires(const S& s) {
   s.values_;
-}
-auto transpose(S&& s) {
+} ||(requires(const S& s) { s.values; } && space_v<S> == memory_space::host) auto transpose(S&& s) {
   detail::check_sparse_lvalue<S>();
   auto v = detail::sparse_closure(s);
   v.pattern_ = v.pattern_.transposed();
   return v;
-}
-
-// The transpose of a sparse sum or product: refused (its arrays do not exist until it is
-// computed; a computed matrix's transpose is free: lz::transpose(C)).
-template <computed_sparse G>
-auto transpose(G&&) {
-  static_assert(detail::dependent_false<G>,
-                "lz: transpose of a sparse sum or product: assign it to an lz::csr_matrix first "
-                "(its transpose is then a free view)");
 }
 
 // ---- products --------------------------------------------------------------------------------
@@ -693,6 +698,27 @@ auto operator/(G&& g, const C& c) {
 template <sparse_apply_expression G>
 auto operator-(G&& g) {
   return detail::apply_to_values(g, [](const auto& v) { return -v; });
+}
+
+// The transpose of a sparse sum, product or function of one, pushed down to the operands where
+// it is free: (α·L + β·R)ᵀ = α·Lᵀ + β·Rᵀ, (α·L·R)ᵀ = α·Rᵀ·Lᵀ, f(T)ᵀ = f(Tᵀ). Nothing is
+// computed: the result is a term of the same kind over transposed (CSC) views.
+template <computed_sparse G>
+auto transpose(G&& g) {
+  using SG = std::remove_cvref_t<G>;
+  const shape_t<2> s{g.shape()[1], g.shape()[0]};
+  if constexpr (sparse_sum_expression<SG>) {
+    auto l = transpose(g.lhs);
+    auto r = transpose(g.rhs);
+    return sparse_sum_expr<decltype(l), decltype(r)>{l, r, g.alpha, g.beta, s};
+  } else if constexpr (spgemm_expression<SG>) {
+    auto l = transpose(g.rhs);
+    auto r = transpose(g.lhs);
+    return spgemm_expr<decltype(l), decltype(r)>{l, r, g.alpha, s};
+  } else {
+    auto t = transpose(g.arg);
+    return sparse_apply_expr<decltype(t), decltype(g.f)>{t, g.f};
+  }
 }
 
 // (α·L + β·R)·x and (A·B)·x with x dense: distributed and associated into SpMV / SpMM terms
