@@ -315,9 +315,6 @@ void same_pattern(const char* op, const A& a, const B& b) {
     throw_sparse_pattern(op, a.shape().data(), b.shape().data());
 }
 
-} // namespace detail
-
-namespace detail {
 // g's values through fn: a computed term T becomes fn(T); a function of one composes
 // (fn(f(T)): still one loop over T's values).
 template <class G, class Fn>
@@ -405,12 +402,26 @@ auto cast(G&& g) {
   return detail::apply_to_values(g, [](const auto& v) { return lz::cast<T>(v); });
 }
 
+namespace detail {
+// What lz::transpose views as CSC: a leaf (host or device), or an expression over a host matrix's
+// values (an elementwise function commutes with the transpose).
+template <class S>
+constexpr bool sparse_transposable() {
+  if constexpr (requires(const S& s) { s.view(); })
+    return true;
+  else if constexpr (requires(const S& s) { s.values_; })
+    return true;
+  else if constexpr (requires(const S& s) { s.values; })
+    return space_v<S> == memory_space::host;
+  else
+    return false;
+}
+} // namespace detail
+
 // The transpose of a sparse leaf, or of an expression over a host matrix's values: the same
-// arrays read as CSC (never copies; an elementwise function commutes with the transpose).
+// arrays read as CSC (never copies).
 template <sparse_expression S>
-requires requires(const S& s) { s.view(); } || requires(const S& s) {
-  s.values_;
-} ||(requires(const S& s) { s.values; } && space_v<S> == memory_space::host) auto transpose(S&& s) {
+requires(detail::sparse_transposable<std::remove_cvref_t<S>>()) auto transpose(S&& s) {
   detail::check_sparse_lvalue<S>();
   auto v = detail::sparse_closure(s);
   v.pattern_ = v.pattern_.transposed();
