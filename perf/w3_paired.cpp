@@ -7,6 +7,7 @@
 //
 //   build/perf/w3_paired                 # n = 1e7, 21 rounds
 //   build/perf/w3_paired 100000 101      # n = 1e5 (in cache), 101 rounds
+//   build/perf/w3_paired 10000000 21 cpu # in this thread's CPU time (a loaded machine)
 //   LZ_CONFIG=c.cfg build/perf/w3_paired # with other tuning (reduce_block, reduce_prefetch)
 #include <support/anchors.hpp>
 #include <support/bench_support.hpp>
@@ -18,12 +19,19 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 namespace {
 
 using lz_perf::median;
-using lz_perf::ns_per_call;
+
+bool cpu_time = false; // time blocks in this thread's CPU time, not wall time
+
+template <class F>
+double ns_per_call(F&& f, long calls) {
+  return cpu_time ? lz_perf::cpu_ns_per_call(f, calls) : lz_perf::ns_per_call(f, calls);
+}
 
 void line(const char* name, const std::vector<double>& r) {
   std::printf("  lazuli/%-6s %.3f  (min %.3f max %.3f)\n", name, median(r),
@@ -68,7 +76,7 @@ void run(long n, int rounds) {
   std::printf("W3 n=%ld, %d rounds of %ld calls: lazuli %.2f us, hand %.2f us", n, rounds, calls,
               1e-3 * median(tl), 1e-3 * median(th));
   if (!te.empty()) std::printf(", Eigen %.2f us", 1e-3 * median(te));
-  std::printf(" (medians)\n");
+  std::printf(" (medians, %s time)\n", cpu_time ? "thread CPU" : "wall");
   line("hand", rh);
   if (!re.empty()) line("Eigen", re);
 }
@@ -78,5 +86,6 @@ void run(long n, int rounds) {
 int main(int argc, char** argv) {
   const long n = argc > 1 ? std::atol(argv[1]) : 10'000'000L;
   const int rounds = argc > 2 ? std::atoi(argv[2]) : 21;
+  cpu_time = argc > 3 && std::string(argv[3]) == "cpu";
   run(n, rounds);
 }

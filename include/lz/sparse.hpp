@@ -186,14 +186,11 @@ class csr_matrix {
   template <sparse_apply_expression G>
   csr_matrix& operator=(const G& g) {
     check_result_type<G>();
-    if constexpr (sparse_sum_expression<decltype(g.arg)>) {
-      if constexpr (fusion::sparse_sum_plan_v<decltype(g.arg)> ==
-                    fusion::sparse_sum_plan::values_or_merge) {
-        if (fusion::sparse_sum_same_pattern(g.arg)) {
-          const auto& s = g.arg;
-          return *this = detail::make_sparse_values(
-                     s.lhs, g.f(s.alpha * s.lhs.values_expr() + s.beta * s.rhs.values_expr()));
-        }
+    if constexpr (fusion::sparse_apply_of_operand_sum<G>()) {
+      if (fusion::sparse_apply_same_pattern(g)) {
+        const auto& s = g.arg;
+        return *this = detail::make_sparse_values(
+                   s.lhs, g.f(s.alpha * s.lhs.values_expr() + s.beta * s.rhs.values_expr()));
       }
     }
     return take(fusion::run_sparse_apply<T, I>(g), g.shape());

@@ -185,8 +185,8 @@ constexpr cpu_entry cpu_table[] = {
      "W3 (n = 1e7, 1 thread, thread CPU time, issue 30's measurement, 2026-11-27): 1.04-1.10x "
      "Eigen with prefetches, 1.02x without"},
     {"GenuineIntel", 6, 167, 167, "Intel Xeon with AVX-512 + AMX reported as model 167 (a VM)", 0,
-     "W3 (perf/w3_paired 10000000 21, 1 thread, 2026-11-28): 1.20x Eigen with prefetches, "
-     "1.15x without"},
+     "W3 (perf/w3_paired 10000000 15 cpu, 1 thread, thread CPU time, 2026-12-01): 1.09x Eigen "
+     "with prefetches, 1.03x without"},
     {"AuthenticAMD", 25, 0, 255, "AMD family 25 (Zen 3; Zen 4 unmeasured)", 0,
      "W3 (perf/w3_paired, 1 thread, 2026-11-27, EPYC Zen 3): prefetches cost 8-18% at every "
      "distance from 256 to 8192 elements"},

@@ -37,12 +37,23 @@ spgemm_result<V, I> run_sparse_apply(const G& g) {
   }
 }
 
+/// True when G is a function of a sum of two operands (no product term): the only kind for
+/// which sparse_apply_same_pattern can hold (and the values loop of its operands compiles).
+template <class G>
+consteval bool sparse_apply_of_operand_sum() {
+  using T = std::remove_cvref_t<decltype(std::declval<const G&>().arg)>;
+  if constexpr (sparse_sum_expression<T>)
+    return sparse_sum_plan_v<T> == sparse_sum_plan::values_or_merge;
+  else
+    return false;
+}
+
 /// True when g is a function of a sum of two operands with the same pattern: assigned to a
 /// csr_matrix it is ONE loop over the values, f(α·a + β·b), with that pattern (shared), as the
 /// sum alone is (csr_matrix::operator=).
 template <class G>
 bool sparse_apply_same_pattern(const G& g) {
-  if constexpr (sparse_sum_expression<decltype(g.arg)>)
+  if constexpr (sparse_apply_of_operand_sum<G>())
     return sparse_sum_same_pattern(g.arg);
   else
     return false;
@@ -50,6 +61,16 @@ bool sparse_apply_same_pattern(const G& g) {
 
 template <class G>
 std::string explain_computed(const shape_t<2>& dst, const G& g);
+
+/// The steps of explain_computed(dst, g): its plan without the title and the closing line (for
+/// plans that run the term as one of their steps).
+template <class G>
+std::string explain_computed_steps(const shape_t<2>& dst, const G& g) {
+  std::string steps = explain_computed(dst, g);
+  steps.erase(0, steps.find('\n') + 1);
+  steps.erase(steps.rfind("  the destination takes"));
+  return steps;
+}
 
 /// What assigning g (a function of a sparse sum or product) to a csr_matrix will do, as
 /// lz::explain prints it: the term's own plan, then the loop.
@@ -62,10 +83,7 @@ std::string explain_sparse_apply(const shape_t<2>& dst, const G& g) {
     return cat(title, "  1. one loop over the values: ", lz::detail::function_text(g, "α·A + β·B"),
                ", A and B have the same pattern, which C takes (shared when it has an owner; no "
                "index merged)   [rule sparse_apply]\n");
-  // The term's plan without its title and closing line.
-  std::string inner = explain_computed(dst, g.arg);
-  inner.erase(0, inner.find('\n') + 1);
-  inner.erase(inner.rfind("  the destination takes"));
+  const std::string inner = explain_computed_steps(dst, g.arg);
   const std::string f = lz::detail::function_text(g, "C");
   constexpr bool in_place = std::is_same_v<typename G::value_type, typename G::term_value_type>;
   return cat(title, inner, "  2. one loop over C's values: ", f,
@@ -115,9 +133,7 @@ auto explain_sink::settled_sparse(const G& g) {
        spgemm_expression<G>       ? "spgemm"
        : sparse_sum_expression<G> ? "sparse_sum"
                                   : "sparse_apply");
-  std::string inner = explain_computed(g.shape(), g);
-  inner.erase(0, inner.find('\n') + 1); // (the title)
-  inner.erase(inner.rfind("  the destination takes"));
+  const std::string inner = explain_computed_steps(g.shape(), g);
   for (std::size_t at = 0; at < inner.size();) {
     const std::size_t end = inner.find('\n', at);
     note({"  ", inner.substr(at + 2, end - at - 2)});
