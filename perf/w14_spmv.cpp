@@ -604,9 +604,9 @@ void multd_case(index_t n, int rounds) {
 }
 
 // A computed sparse term inside a dense expression: y = abs(A + B) * x (A the Laplacian, B random
-// 10 a row, different patterns) — lazuli settles abs(A + B) into a CSR temporary (one merge, one
-// loop over its values in place) and runs one SpMV — against lazuli in two steps with a named
-// matrix (C = abs(A + B); y = C * x: the same work, so the settling's own cost shows) and Eigen
+// 10 a row, different patterns) — lazuli runs one SpMV over the merge (dcsrsummv: the rows merged
+// a block at a time, abs applied to the block, then summed against x) — against lazuli in two
+// steps with a named matrix (C = abs(A + B); y = C * x: the sum formed first) and Eigen
 // (`ye = (Ae + Be).cwiseAbs() * xe`: the product reads the sum's iterator, no matrix formed); one
 // thread, thread CPU time. Results checked equal first.
 void computed_case(csr_arrays& a, csr_arrays& b, int rounds) {

@@ -129,6 +129,20 @@ std::string describe_sparse_multd(const char* routine, char ta, char ts, index_t
          ")) → " + who(c, "C") + "  (CSR × CSR into dense rows, own kernel)";
 }
 
+std::string describe_sparse_summv(const char* routine, char ta, char tb, index_t m, index_t n,
+                                  index_t nnza, index_t nnzb, const std::string& a,
+                                  const std::string& b, bool f, const std::string& alpha,
+                                  const std::string& beta, index_t incx, index_t incy, int ia,
+                                  int ib, int ix, int iy) {
+  return std::string(routine) + "(" + ta + ", " + tb + ", m=" + std::to_string(m) +
+         ", n=" + std::to_string(n) + ", alpha=" + alpha + ", " + (f ? "f(" : "(") + "a·" +
+         who(ia, "A") + " + b·" + who(ib, "B") + "), a=" + a + ", b=" + b + ", " + who(ia, "A") +
+         " nnz=" + nnz_text(nnza) + ", " + who(ib, "B") + " nnz=" + nnz_text(nnzb) + ", " +
+         who(ix, "x") + " incx=" + std::to_string(incx) + ", beta=" + beta +
+         ", incy=" + std::to_string(incy) + ") → " + who(iy, "y") +
+         "  (CSR rows merged block by block, own kernel)";
+}
+
 std::string describe_sparse_add(const char* routine, char t, index_t m, index_t n, index_t nnz,
                                 const std::string& alpha, const std::string& beta, index_t rsc,
                                 index_t csc, int a, int c) {

@@ -29,6 +29,8 @@ struct names {
   static constexpr char gemm[] = {blas::type_letter<T>(), 'c', 's', 'r', 'g', 'e', 'm', 'm', 0};
   static constexpr char geam[] = {blas::type_letter<T>(), 'c', 's', 'r', 'g', 'e', 'a', 'm', 0};
   static constexpr char add[] = {blas::type_letter<T>(), 'c', 's', 'r', 'a', 'd', 'd', 0};
+  static constexpr char summv[] = {
+      blas::type_letter<T>(), 'c', 's', 'r', 's', 'u', 'm', 'm', 'v', 0};
   static constexpr char multd[] = {
       blas::type_letter<T>(), 'c', 's', 'r', 'm', 'u', 'l', 't', 'd', 0};
 };

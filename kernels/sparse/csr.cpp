@@ -336,6 +336,86 @@ void scatter(const csr<V, I>& A, index_t k, V alpha, const V* X, index_t rsx, in
   });
 }
 
+// ---- y = alpha·f(a·A + b·B)·x + beta·y: SpMV over a merge --------------------------------------
+// The rows of A and B merged into a per-thread buffer this many entries at a time (values and
+// columns: 24 KiB for double and int32, in L1 with the x entries it gathers), f applied to the
+// block's values in one call, then each row summed against x.
+constexpr index_t merge_block = 2048;
+
+template <class V, class I>
+void sum_mv_rows(const csr<V, I>& A, V a, const csr<V, I>& B, V b, const value_map<V>& f,
+                 index_t r0, index_t r1, V alpha, const V* __restrict x, index_t incx, V beta,
+                 V* __restrict y, index_t incy) {
+  struct segment {
+    index_t row, end; // the row's entries end at `end` in the buffer
+    bool done;        // false: the row continues in the next block
+  };
+  std::vector<V> vals(merge_block);
+  std::vector<I> cols(merge_block);
+  std::vector<segment> segs(merge_block);
+  index_t used = 0, nseg = 0;
+  V carry{}; // the sum so far of a row split over blocks (0 between rows)
+  const auto flush = [&] {
+    if (f.apply && used > 0) f.apply(f.ctx, vals.data(), used);
+    index_t k = 0;
+    for (index_t q = 0; q < nseg; ++q) {
+      // Each row's entries summed as spmv sums a row (row_sum); a row longer than a block is
+      // cut at fixed offsets (it starts a block: see below), its pieces added in order.
+      V s = row_sum<false>(cols.data(), vals.data(), k, segs[q].end, x, incx);
+      if (carry != V{}) s = carry + s;
+      k = segs[q].end;
+      if (segs[q].done) {
+        V* out = y + segs[q].row * incy;
+        *out = beta == V(0) ? mul(alpha, s) : mul(alpha, s) + mul(beta, *out);
+        carry = V{};
+      } else {
+        carry = s;
+      }
+    }
+    used = 0, nseg = 0;
+  };
+  const I* arp = A.row_ptr;
+  const I* aci = A.col_idx;
+  const V* ava = A.values;
+  const I* brp = B.row_ptr;
+  const I* bci = B.col_idx;
+  const V* bva = B.values;
+  for (index_t i = r0; i < r1; ++i) {
+    index_t ka = arp[i], kb = brp[i];
+    const index_t ea = arp[i + 1], eb = brp[i + 1];
+    // A row that might not fit starts a new block: a row fits one block whole, or is cut at
+    // multiples of merge_block whatever the rows before it (the result never depends on how
+    // the rows were split over threads).
+    if (nseg == merge_block || (used > 0 && used + (ea - ka) + (eb - kb) > merge_block)) flush();
+    // Merges until one side is done or the buffer holds `limit` entries.
+    const auto merge = [&](index_t limit) {
+      index_t u = used;
+      while (ka < ea && kb < eb && u < limit) {
+        const index_t ca = index_t(aci[ka]), cb = index_t(bci[kb]);
+        if (ca < cb) {
+          cols[u] = I(ca), vals[u] = mul(a, ava[ka++]);
+        } else if (cb < ca) {
+          cols[u] = I(cb), vals[u] = mul(b, bva[kb++]);
+        } else {
+          cols[u] = I(ca), vals[u] = mul(a, ava[ka++]) + mul(b, bva[kb++]);
+        }
+        ++u;
+      }
+      for (; ka < ea && u < limit; ++u) cols[u] = aci[ka], vals[u] = mul(a, ava[ka++]);
+      for (; kb < eb && u < limit; ++u) cols[u] = bci[kb], vals[u] = mul(b, bva[kb++]);
+      used = u;
+    };
+    merge(merge_block);
+    while (ka < ea || kb < eb) { // a row longer than the buffer: its sum carries over
+      segs[nseg++] = {i, used, false};
+      flush();
+      merge(merge_block);
+    }
+    segs[nseg++] = {i, used, true};
+  }
+  flush();
+}
+
 // ---- entry points ----------------------------------------------------------------------------
 template <class V>
 char trans_flag(trans t) {
@@ -412,8 +492,48 @@ void spmm(trans t, const csr<V, I>& A, index_t k, V alpha, const V* B, index_t r
   });
 }
 
+template <class V, class I>
+void spmv_sum(trans ta, const csr<V, I>& A, V a, trans tb, const csr<V, I>& B, V b, value_map<V> f,
+              V alpha, const V* x, index_t incx, V beta, V* y, index_t incy, bool threads) {
+  const index_t m = ta == trans::none ? A.rows : A.cols, n = ta == trans::none ? A.cols : A.rows;
+  const blas::call c{names<V>::summv,  blas::order::row_major, ta,    tb,   m,   n, A.nnz,
+                     real_part(alpha), real_part(beta),        B.nnz, incx, incy};
+  auto describe = [&] {
+    return std::string(names<V>::summv) + "(transa=" + trans_flag<V>(ta) +
+           ", transb=" + trans_flag<V>(tb) + ", " + blas::detail::arg("m", m) + ", " +
+           blas::detail::arg("n", n) + ", " + blas::detail::arg("nnza", A.nnz) + ", " +
+           blas::detail::arg("nnzb", B.nnz) + ", " + value_arg("a", a) + ", " + value_arg("b", b) +
+           (f.apply ? ", f" : "") + ", " + value_arg("alpha", alpha) + ", " +
+           blas::detail::arg("incx", incx) + ", " + value_arg("beta", beta) + ", " +
+           blas::detail::arg("incy", incy) + ")";
+  };
+  blas::detail::run(c, madd_flops<V>() * double(A.nnz + B.nnz), false, describe, [&] {
+    if (m == 0) return;
+    if (alpha == V(0)) {
+      scale_vec(m, beta, y, incy);
+      return;
+    }
+    // A transposed operand as CSR of op(M), in this call's workspace (a counting sort).
+    std::vector<I> rpa, cia, rpb, cib;
+    std::vector<V> va, vb;
+    const csr<V, I> opa =
+        ta == trans::none
+            ? A
+            : transpose(A, ta == trans::conj_transpose && is_complex_v<V>, rpa, cia, va);
+    const csr<V, I> opb =
+        tb == trans::none
+            ? B
+            : transpose(B, tb == trans::conj_transpose && is_complex_v<V>, rpb, cib, vb);
+    over_rows(opa.row_ptr, m, opa.nnz, opa.nnz + opb.nnz, threads, [&](index_t r0, index_t r1) {
+      sum_mv_rows(opa, a, opb, b, f, r0, r1, alpha, x, incx, beta, y, incy);
+    });
+  });
+}
+
 #define LZ_SPARSE_PRODUCTS(V, I)                                                                   \
   template void spmv<V, I>(trans, const csr<V, I>&, V, const V*, index_t, V, V*, index_t, bool);   \
+  template void spmv_sum<V, I>(trans, const csr<V, I>&, V, trans, const csr<V, I>&, V,             \
+                               value_map<V>, V, const V*, index_t, V, V*, index_t, bool);          \
   template void spmm<V, I>(trans, const csr<V, I>&, index_t, V, const V*, index_t, index_t, V, V*, \
                            index_t, index_t, bool);
 #define LZ_SPARSE_PRODUCTS_V(V)                                                                    \

@@ -50,12 +50,27 @@ static_assert(lz::fusion::spgemm_read_v<absum> == lz::fusion::spgemm_read::compu
 using composed = decltype(2 * lz::sqrt(lz::abs(std::declval<A>() * std::declval<A>())) / 3);
 static_assert(lz::sparse_apply_expression<composed>);
 static_assert(lz::spgemm_expression<decltype(std::declval<composed>().arg)>);
-// Times a dense vector: settled into a CSR leaf, then the spmv rule (one SpMV).
+// Times a dense vector: ONE SpMV over the merge (spmv rule, summv step), nothing settled.
 using times_x = decltype(std::declval<absum>() * std::declval<x>());
-static_assert(holds_computed_sparse_v<times_x>);
-static_assert(std::is_same_v<decltype(std::declval<settled_t<times_x>>().lhs),
+static_assert(lz::fusion::merges_into_spmv<times_x>() && !holds_computed_sparse_v<times_x>);
+static_assert(rule<times_x> == rule_id::spmv);
+// A user function (it may throw once y is partly written), a product inside, or a matrix
+// operand (SpMM): settled into a CSR leaf, then the spmv / spmm rule (one SpMV / SpMM).
+const auto user_fn = [](double v) { return 2 * v; };
+using user_times_x =
+    decltype(lz::map(user_fn, std::declval<A>() + std::declval<A>()) * std::declval<x>());
+static_assert(!lz::fusion::merges_into_spmv<user_times_x>());
+static_assert(holds_computed_sparse_v<user_times_x>);
+static_assert(std::is_same_v<decltype(std::declval<settled_t<user_times_x>>().lhs),
                              settled_csr<double, std::int32_t>>);
-static_assert(rule<settled_t<times_x>> == rule_id::spmv);
+static_assert(rule<settled_t<user_times_x>> == rule_id::spmv);
+using product_times_x =
+    decltype(lz::abs(std::declval<A>() * std::declval<A>()) * std::declval<x>());
+static_assert(!lz::fusion::merges_into_spmv<product_times_x>());
+static_assert(holds_computed_sparse_v<product_times_x>);
+using times_d = decltype(std::declval<absum>() * std::declval<D>());
+static_assert(!lz::fusion::merges_into_spmv<times_d>() && holds_computed_sparse_v<times_d>);
+static_assert(rule<settled_t<times_d>> == rule_id::spmm);
 // Plus a dense matrix: a scatter of the settled leaf (rule sparse_add).
 using plus_d = decltype(std::declval<D>() + lz::abs(std::declval<A>() * std::declval<A>()));
 static_assert(holds_computed_sparse_v<plus_d> && rule<settled_t<plus_d>> == rule_id::sparse_add);
@@ -66,8 +81,8 @@ static_assert(holds_computed_sparse_v<sum_times_plus_d>);
 static_assert(rule<settled_t<sum_times_plus_d>> == rule_id::sparse_add);
 static_assert(lz::fusion::term_counts_v<settled_t<sum_times_plus_d>>.scatter == 1);
 // Inside a function and a transpose: still found.
-static_assert(
-    holds_computed_sparse_v<decltype(lz::tanh(std::declval<times_x>() + std::declval<x>()))>);
+static_assert(holds_computed_sparse_v<decltype(lz::tanh(std::declval<product_times_x>() +
+                                                        std::declval<x>()))>);
 static_assert(holds_computed_sparse_v<decltype(lz::transpose(
                   std::declval<absum>() * std::declval<const lz::matrix<double>&>()))>);
 // Nothing to settle: plain operands, and a product of two plain operands (one csrmultd).
@@ -146,24 +161,34 @@ BOOST_AUTO_TEST_CASE(a_function_changing_the_type_writes_new_values_and_keeps_th
   BOOST_TEST(plan.find("into new values (C's pattern kept)") != std::string::npos, plan);
 }
 
-BOOST_AUTO_TEST_CASE(a_computed_term_times_a_dense_operand_is_computed_first_then_one_spmv) {
+BOOST_AUTO_TEST_CASE(a_function_of_a_sum_times_a_vector_is_one_merged_spmv_others_settle_first) {
   const auto A = random_sparse<double>(60, 45, 0.1, 305);
   const auto B = random_sparse<double>(60, 45, 0.1, 306);
   const auto DA = lz::to_dense(A), DB = lz::to_dense(B);
   const auto x = random_dense<double, 1>({45}, 307);
   const auto X = random_dense<double, 2>({45, 7}, 308);
   lz::vector<double> y = random_dense<double, 1>({60}, 309);
+  const lz::vector<double> y0 = y;
   lz_test::recording rec;
   lz::reset_stats();
-  y = 2 * lz::abs(A + B) * x - 3 * y; // the term settled, then ONE SpMV with β folded
-  BOOST_TEST(rec.summary() == "dcsrgeam dcsrmv ");
-  BOOST_TEST(rec.calls[1].alpha == 1.0); // (the 2 is part of the function: in its loop)
-  BOOST_TEST(rec.calls[1].beta == -3.0);
-  BOOST_TEST(lz::stats().temporaries == 1u); // the settled term's arrays
+  y = 2 * lz::abs(A + B) * x - 3 * y; // ONE SpMV over the merge, β folded, no sum formed
+  BOOST_TEST(rec.summary() == "dcsrsummv ");
+  BOOST_TEST(rec.only().alpha == 1.0); // (the 2 is part of the function: in its loop)
+  BOOST_TEST(rec.only().beta == -3.0);
+  BOOST_TEST(rec.only().k == A.nnz()); // (nnz of A and B)
+  BOOST_TEST(rec.only().lda == B.nnz());
+  BOOST_TEST(lz::stats().temporaries == 0u);
+  BOOST_TEST(lz::stats().allocations == 0u);
+  BOOST_TEST(close(y, lz::eval(2.0 * lz::abs(DA + DB) * x - 3.0 * y0), 1e-14));
   rec.calls.clear();
   lz::vector<double> ref = lz::eval(2.0 * lz::abs(DA + DB) * x);
   y = lz::abs(A + B) * x;
   BOOST_TEST(close(y, lz::eval(lz::abs(DA + DB) * x), 1e-14));
+  rec.calls.clear();
+  // A user function may throw: the term is settled first (nothing written before it succeeds).
+  y = lz::map([](double v) { return v * v; }, A - 2 * B) * x;
+  BOOST_TEST(rec.summary() == "dcsrgeam dcsrmv ");
+  BOOST_TEST(close(y, lz::eval(lz::square(DA - 2.0 * DB) * x), 1e-14));
   rec.calls.clear();
   lz::matrix<double> Y(60, 7);
   Y = lz::square(A - B) * X + 1.0; // SpMM into Y, then one pass
@@ -174,8 +199,15 @@ BOOST_AUTO_TEST_CASE(a_computed_term_times_a_dense_operand_is_computed_first_the
   y = lz::tanh(lz::abs(A * lz::transpose(B)) * z + 0.5); // SpMV into y, then one pass
   BOOST_TEST(rec.summary() == "dcsrgemm dcsrmv ");
   BOOST_TEST(close(y, lz::eval(lz::tanh(lz::abs(DA * lz::transpose(DB)) * z + 0.5)), 1e-14));
-  const std::string plan = lz::explain(y, 2 * lz::abs(A + B) * x);
-  BOOST_TEST(plan.find("1. sparse tmp0 = (2 * abs((csr(60,45)") != std::string::npos, plan);
+  std::string plan = lz::explain(y, 2 * lz::abs(A + B) * x);
+  BOOST_TEST(plan.find("1. dcsrsummv(N, N, m=60, n=45, alpha=1, f(a·A + b·B), a=1, b=1, A nnz=" +
+                       std::to_string(A.nnz()) + ", B nnz=" + std::to_string(B.nnz())) !=
+                 std::string::npos,
+             plan);
+  BOOST_TEST(plan.find("the sum's pattern is never formed") != std::string::npos, plan);
+  BOOST_TEST(plan.find("sparse tmp") == std::string::npos, plan);
+  plan = lz::explain(y, lz::map([](double v) { return v; }, A + B) * x);
+  BOOST_TEST(plan.find("1. sparse tmp0 = map((csr(60,45)") != std::string::npos, plan);
   BOOST_TEST(plan.find("computed into new CSR arrays before the rest is planned") !=
                  std::string::npos,
              plan);
@@ -335,7 +367,7 @@ void computed_terms_match_the_dense_engine(std::uint64_t seed) {
     for_each_destination<T>(m, n, check);
     lz::tensor<T, 1> ybig(lz::shape_t<1>{2 * m + 1});
     auto y = ybig(lz::range(0, 2 * m, 2));
-    y = lz::square(A - A2) * x + a * lz::sin(A + A2) * x; // two settled terms, two SpMVs
+    y = lz::square(A - A2) * x + a * lz::sin(A + A2) * x; // two merged SpMVs (summv), β = 1
     if (m > 0)
       BOOST_TEST(close(lz::eval(y),
                        lz::eval(lz::square(DA - DA2) * x + a * lz::eval(lz::sin(DA + DA2)) * x),
@@ -350,6 +382,78 @@ BOOST_AUTO_TEST_CASE(computed_terms_match_the_dense_engine_for_every_type_index_
   computed_terms_match_the_dense_engine<float, std::int32_t>(3120);
   computed_terms_match_the_dense_engine<cd, std::int64_t>(3130);
   computed_terms_match_the_dense_engine<cf, std::int32_t>(3140);
+}
+
+BOOST_AUTO_TEST_CASE(a_merged_spmv_matches_the_dense_engine_over_long_rows_transposes_strides) {
+  // Rows 0 and 5 hold 2500 and 4000 entries in each operand: longer than the kernel's
+  // 2048-entry block, so their sums carry over blocks; the rest are random.
+  const index_t m = 40, n = 5000;
+  const auto dense_rows = [&](std::uint64_t seed, double density) {
+    std::mt19937_64 g(seed);
+    std::uniform_real_distribution<double> u(0, 1);
+    std::vector<std::int32_t> r, c;
+    std::vector<double> v;
+    for (index_t i = 0; i < m; ++i)
+      for (index_t j = 0; j < n; ++j)
+        if ((i == 0 && j % 2 == 0) || (i == 5 && j % 5 != 0) || u(g) < density) {
+          r.push_back(std::int32_t(i)), c.push_back(std::int32_t(j));
+          v.push_back(random_value<double>(g));
+        }
+    return lz::csr_matrix<double>::from_triplets(m, n, r, c, v);
+  };
+  const auto A = dense_rows(350, 0.01), B = dense_rows(351, 0.02);
+  const auto Bt = random_sparse<double>(n, m, 0.02, 352); // read as its transpose
+  const auto DA = lz::to_dense(A), DB = lz::to_dense(B), DBt = lz::to_dense(Bt);
+  const auto x = random_dense<double, 1>({n}, 353);
+  lz::tensor<double, 1> ybig = random_dense<double, 1>({3 * m}, 354);
+  auto y = ybig(lz::range(1, 3 * m, 3)); // a strided destination
+  const lz::vector<double> y0 = lz::eval(y);
+  lz_test::recording rec;
+  y = lz::sqrt(lz::abs(A - 0.5 * B)) * x + 2 * y; // β = 2 folded
+  BOOST_TEST(rec.summary() == "dcsrsummv ");
+  BOOST_TEST(rec.only().beta == 2.0);
+  BOOST_TEST(close(y, lz::eval(lz::sqrt(lz::abs(DA - 0.5 * DB)) * x + 2.0 * y0), 1e-12));
+  rec.calls.clear();
+  lz::tensor<double, 1> xbig(lz::shape_t<1>{2 * n});
+  auto xs = xbig(lz::range(0, 2 * n, 2)); // a strided x
+  xs = x;
+  y = lz::sin(lz::transpose(Bt) + A) * xs; // op(Bt) = T: transposed in the kernel's workspace
+  BOOST_TEST(rec.summary() == "dcsrsummv ");
+  BOOST_TEST(char(rec.only().ta) == 'T');
+  BOOST_TEST(char(rec.only().tb) == 'N');
+  BOOST_TEST(close(y, lz::eval(lz::sin(lz::transpose(DBt) + DA) * x), 1e-12));
+  rec.calls.clear();
+  // y read by the product: declined, the product into a temporary first.
+  lz::vector<double> z = random_dense<double, 1>({m}, 355);
+  const lz::csr_matrix<double> S1 = random_sparse<double>(m, m, 0.2, 356),
+                               S2 = random_sparse<double>(m, m, 0.2, 357);
+  const lz::vector<double> z0 = z;
+  z = lz::abs(S1 + S2) * z;
+  BOOST_TEST(close(z, lz::eval(lz::abs(lz::to_dense(S1) + lz::to_dense(S2)) * z0), 1e-13));
+  // Empty operands: y = β·y (and nothing read for β = 0).
+  const lz::csr_matrix<double> E1(0, 7), E2(0, 7);
+  lz::vector<double> e(0);
+  e = lz::abs(E1 + E2) * lz::vector<double>(7);
+  const lz::csr_matrix<double> Z1(3, 0), Z2(3, 0);
+  lz::vector<double> w{1.0, std::nan(""), 3.0};
+  w = lz::abs(Z1 + Z2) * lz::vector<double>(0);
+  BOOST_TEST((w(0) == 0.0 && w(1) == 0.0 && w(2) == 0.0));
+}
+
+BOOST_AUTO_TEST_CASE(a_merged_spmv_gives_the_same_bits_on_one_thread_or_two) {
+  const auto A = random_sparse<double>(3000, 3000, 0.01, 360);
+  const auto B = random_sparse<double>(3000, 3000, 0.01, 361);
+  const auto x = random_dense<double, 1>({3000}, 362);
+  BOOST_TEST(A.nnz() + B.nnz() > 150000); // (well past the kernel's threading threshold)
+  const int before = lz::num_threads();
+  lz::vector<double> y1(3000), y2(3000);
+  lz::set_num_threads(1);
+  y1 = lz::tanh(A + B) * x;
+  lz::set_num_threads(2);
+  y2 = lz::tanh(A + B) * x;
+  lz::set_num_threads(before);
+  BOOST_TEST(close(y1, y2, 0));
+  BOOST_TEST(close(y1, lz::eval(lz::tanh(lz::to_dense(lz::csr_matrix<double>(A + B))) * x), 1e-12));
 }
 
 BOOST_AUTO_TEST_CASE(a_computed_term_works_in_every_position_a_sparse_product_takes) {

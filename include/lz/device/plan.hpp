@@ -205,8 +205,9 @@ class device_exec_sink {
   template <class V>
   void sparse(const char* rule, const fusion::sparse_step<V>& g) {
     require_device_element<V>();
-    if (g.op == fusion::sparse_op::add || g.op == fusion::sparse_op::multd)
-      throw std::logic_error( // (expr/sparse.hpp refuses device operands to A + D, A * B)
+    if (g.op == fusion::sparse_op::add || g.op == fusion::sparse_op::multd ||
+        g.op == fusion::sparse_op::summv)
+      throw std::logic_error( // (expr/sparse.hpp refuses device operands to A + D, A * B, A + B)
           "lz: sparse + dense and sparse x sparse are not wired on the device");
     using kernels::blas::order;
     trace(rule, g.op == fusion::sparse_op::spmv ? "csrmv" : "csrmm", g.A.rows, g.A.cols, g.k);
@@ -403,8 +404,9 @@ class device_explain_sink : public fusion::explain_sink {
   template <class V>
   void sparse(const char* rule, const fusion::sparse_step<V>& g) {
     require_device_element<V>();
-    if (g.op == fusion::sparse_op::add || g.op == fusion::sparse_op::multd)
-      throw std::logic_error( // (expr/sparse.hpp refuses device operands to A + D, A * B)
+    if (g.op == fusion::sparse_op::add || g.op == fusion::sparse_op::multd ||
+        g.op == fusion::sparse_op::summv)
+      throw std::logic_error( // (expr/sparse.hpp refuses device operands to A + D, A * B, A + B)
           "lz: sparse + dense and sparse x sparse are not wired on the device");
     const bool v = g.op == fusion::sparse_op::spmv;
     const std::string routine =

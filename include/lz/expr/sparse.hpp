@@ -733,8 +733,9 @@ auto transpose(G&& g) {
 }
 
 // (α·L + β·R)·x and (A·B)·x with x dense: distributed and associated into SpMV / SpMM terms
-// (two products into the destination, no sparse result formed); f(T)·x: T computed, f applied
-// to its values, then one SpMV / SpMM (fusion/sparse.hpp).
+// (two products into the destination, no sparse result formed); f(T)·x: one SpMV over the merge
+// of T's operands (T a sum of two, x a vector, f lazuli's own), else T computed, f applied to its
+// values, then one SpMV / SpMM (fusion/sparse.hpp).
 template <computed_sparse G, expression X>
 auto operator*(G&& g, X&& x) {
   static_assert(rank_v<X> == 1 || rank_v<X> == 2,

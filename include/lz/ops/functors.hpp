@@ -568,6 +568,24 @@ using binary_ops =
 using compare_ops =
     op_list<equal_fn, not_equal_fn, less_fn, less_equal_fn, greater_fn, greater_equal_fn>;
 
+template <class F, class L>
+inline constexpr bool in_op_list = false;
+template <class F, class... G>
+inline constexpr bool in_op_list<F, op_list<G...>> = (std::is_same_v<F, G> || ...);
+template <class F>
+inline constexpr bool is_cast_fn = false;
+template <class T>
+inline constexpr bool is_cast_fn<cast_fn<T>> = true;
+
+/// True for lazuli's own elementwise functors, which never throw (a user function given to
+/// lz::map may): a plan may then apply them where an exception would leave a destination half
+/// written (fusion/sparse.hpp's SpMV over a merge).
+template <class F>
+inline constexpr bool never_throws =
+    in_op_list<F, unary_ops> || in_op_list<F, binary_ops> || in_op_list<F, compare_ops> ||
+    is_cast_fn<F> ||
+    in_op_list<F, op_list<logical_and_fn, logical_or_fn, logical_not_fn, where_fn, clamp_fn>>;
+
 /// dst ⊕ v for the assignment operators (=, +=, -=, *=, /=), with the functors' semantics
 /// (integers wrap, x / 0 = 0). Every loop that stores an assignment uses it.
 LZ_HD_TEMPLATE

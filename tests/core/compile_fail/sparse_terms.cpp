@@ -16,7 +16,7 @@ void fine(const S& A, const S& B, const lz::matrix<double>& D, lz::matrix<double
   C = lz::abs(A + B);                              // the sum, then one loop over its values
   C = 2 * lz::sqrt(A * B) - A;                     // composed, then merged
   M = (A + B) * A + D;                             // the sum settled, then one csrmultd
-  y = lz::abs(A + B) * x;                          // settled, then one SpMV
+  y = lz::abs(A + B) * x;                          // one SpMV over the merge
   y = lz::transpose(A + B) * x;                    // pushed down: two transposed SpMVs
   C = lz::transpose(lz::abs(A * B));               // f(Bᵀ·Aᵀ)
   M = lz::transpose(2 * A) * lz::transpose(B) + D; // one csrmultd, both operands transposed

@@ -12,7 +12,10 @@
 // A sparse operand added as a dense term (`A + D`: op(A)·I) is one `add` step instead: α·op(A)
 // scattered into C (rule sparse_add); a sparse × sparse product added as one (`A * B + D`) is
 // one `multd` step: α·op(A)·op(B) accumulated into C's rows, no pattern formed, each operand
-// prepared as above (the product's α and both operands' scalars folded into one α).
+// prepared as above (the product's α and both operands' scalars folded into one α); a function
+// of a sum of two sparse operands times a vector (`abs(A + B) * x`) is one `summv` step: the
+// operands' rows merged a block at a time, f applied to each block, then summed against x
+// (merges_into_spmv; docs/decisions/spmv-over-a-merge.md).
 #pragma once
 
 #include <lz/expr/sparse.hpp>
@@ -24,7 +27,7 @@ namespace lz::fusion {
 
 // ---- computed sparse terms in a dense tree: settled before planning --------------------------
 //
-// `y = lz::abs(A + B) * x`, `M = D + lz::abs(A * B)`, `M = (A + B) * C + D` hold a sparse term
+// `y = lz::map(f, A + B) * x`, `M = D + lz::abs(A * B)`, `M = (A + B) * C + D` hold a sparse term
 // whose pattern is known only once it is computed (a sparse sum, product or function of one, as
 // the left operand of a product node). Before the tree is planned, fusion::execute computes each
 // such term into new CSR arrays (as assigning it to a csr_matrix would: rules/spgemm.hpp,
@@ -70,13 +73,68 @@ constexpr bool settles_operand() {
     return computed_sparse<S>;
 }
 
+// Whether every functor of dense expression E is one of lazuli's own (they never throw).
+template <class E>
+constexpr bool never_throws() {
+  using X = std::remove_cvref_t<E>;
+  using K = lz::detail::kind_t<X>;
+  if constexpr (std::is_same_v<K, lz::detail::map_kind>)
+    return []<class F, class... A>(const map_expr<F, A...>*) {
+      return fn::never_throws<F> && (true && ... && never_throws<A>());
+    }(static_cast<const X*>(nullptr));
+  else if constexpr (std::is_same_v<K, lz::detail::permute_kind> ||
+                     std::is_same_v<K, lz::detail::broadcast_kind>)
+    return never_throws<decltype(X::arg)>();
+  else
+    return std::is_same_v<K, lz::detail::leaf_kind> || std::is_same_v<K, lz::detail::scalar_kind>;
+}
+
+template <class S>
+consteval bool merged_operand() {
+  if constexpr (sparse_apply_expression<S>) {
+    using T = std::remove_cvref_t<decltype(S::arg)>;
+    if constexpr (sparse_sum_expression<T>)
+      return sparse_expression<decltype(T::lhs)> && sparse_expression<decltype(T::rhs)> &&
+             std::is_same_v<typename S::value_type, typename S::term_value_type> &&
+             never_throws<
+                 std::invoke_result_t<const decltype(S::f)&, const typename S::values_view&>>();
+    else
+      return false;
+  } else {
+    return false;
+  }
+}
+
+} // namespace detail_sparse
+
+/// True for an SpMV `f(a·A + b·B) * x` (A and B sparse operands, f lazuli's own functions keeping
+/// the element type) that runs as ONE merged step (sparse_op::summv: rows merged a block at a
+/// time, f applied to the block, then summed against x): the sum is never settled into CSR
+/// arrays. Other computed terms (a user function, which may throw after y was partly written; a
+/// type-changing f; a product inside; an SpMM) are settled first.
+template <class M>
+consteval bool merges_into_spmv() {
+  if constexpr (is_spmul_v<M>)
+    return rank_v<M> == 1 && detail_sparse::merged_operand<std::remove_cvref_t<decltype(M::lhs)>>();
+  else
+    return false;
+}
+
+namespace detail_sparse {
+
+// The sparse operand of product M, when it must be settled.
+template <class M>
+constexpr bool settles_product_operand() {
+  return !merges_into_spmv<M>() && settles_operand<decltype(M::lhs)>();
+}
+
 template <class E>
 constexpr bool holds_computed() {
   using X = std::remove_cvref_t<E>;
   if constexpr (computed_sparse<X> || sparse_expression<X> || scalar_like<X>)
     return false;
   else if constexpr (is_spmul_v<X>)
-    return settles_operand<decltype(X::lhs)>() || holds_computed<decltype(X::rhs)>();
+    return settles_product_operand<X>() || holds_computed<decltype(X::rhs)>();
   else if constexpr (is_matmul_v<X> || is_solve_v<X>)
     return holds_computed<decltype(X::lhs)>() || holds_computed<decltype(X::rhs)>();
   else if constexpr (std::is_same_v<lz::detail::kind_t<X>, lz::detail::map_kind>)
@@ -124,7 +182,9 @@ auto settle_sparse(const E& e, const F& make) {
     return e;
   } else if constexpr (is_spmul_v<X> || is_matmul_v<X>) {
     auto l = [&] {
-      if constexpr (is_spmul_v<X>)
+      if constexpr (merges_into_spmv<X>())
+        return e.lhs;
+      else if constexpr (is_spmul_v<X>)
         return detail_sparse::settle_operand(e.lhs, make);
       else
         return settle_sparse(e.lhs, make);
@@ -197,6 +257,17 @@ sparse_mat<V> prepare_sparse(Sink& s, const P& pol, const S& a, V& scale, const 
   }
 }
 
+// summv's f: g's function applied to n merged values in place (one vector loop on the calling
+// thread; the kernel calls it from its threads, on disjoint blocks).
+template <class V, class G>
+void apply_to_block(const void* ctx, V* v, index_t n) {
+  const G& g = *static_cast<const G*>(ctx);
+  const strided_layout<1> l = strided_layout<1>::right(shape_t<1>{n});
+  const typename G::values_view in(v, l, lz::detail::trusted);
+  lz::detail::assign_with<lz::detail::assign_op::set>(
+      lz::simd, tensor_view<V, 1>(v, l, lz::detail::trusted), g.f(in));
+}
+
 } // namespace detail_sparse
 
 /// Lowers the sparse product term `prod` (an spmul node) into `C = coef·prod + beta·C`: one
@@ -212,7 +283,27 @@ void lower_spmul(Sink& s, const P& pol, const char* rule, const M& prod, const m
   const auto op_of = [](const sparse_mat<V>& m) {
     return m.trans ? kernels::blas::trans::transpose : kernels::blas::trans::none;
   };
-  if constexpr (spgemm_expression<decltype(prod.lhs)>) {
+  if constexpr (merges_into_spmv<M>()) {
+    // f(a·A + b·B)·x: ONE step merging A's and B's rows a block at a time (summv).
+    const auto& fn = prod.lhs;
+    const auto& sum = fn.arg;
+    V sa = sum.alpha, sb = sum.beta;
+    g.A = detail_sparse::prepare_sparse<V>(s, pol, sum.lhs, sa, rule);
+    g.S = detail_sparse::prepare_sparse<V>(s, pol, sum.rhs, sb, rule);
+    const scaled_mat<V> x = prepare_operand<V>(s, pol, prod.rhs, rule);
+    g.t = op_of(g.A);
+    g.ts = op_of(g.S);
+    g.op = sparse_op::summv;
+    g.a = sa, g.b = sb;
+    g.f = {&fn, &detail_sparse::apply_to_block<V, std::remove_cvref_t<decltype(fn)>>};
+    g.alpha = scale * x.scale;
+    g.B = x.m;
+    if (s.noting())
+      s.note({rule, ": the sparse operand is a function of a sum, f(a·A + b·B): A's and B's rows "
+                    "merged a block at a time, f applied to each block's values, then summed "
+                    "against x (the sum's pattern is never formed)"});
+    s.sparse(rule, g);
+  } else if constexpr (spgemm_expression<decltype(prod.lhs)>) {
     // A * B + D: (α·op(A)·op(B))·I, the product accumulated into C (a computed operand was
     // settled into a CSR leaf before planning; prepare_sparse refuses one that was not).
     scale = scale * prod.lhs.alpha;

@@ -7,8 +7,9 @@
 // 0 to 0: the entries not stored stay 0). The destination takes the arrays only once everything
 // succeeded (an error, or a user function that throws, leaves it untouched). Inside a larger
 // sparse term (`abs(A + B) * C`, `abs(A * B) + D`) the node is an operand read as computed
-// (rules/spgemm.hpp); inside a dense expression (`abs(A + B) * x`) it is settled into a CSR leaf
-// before the tree is planned (fusion/sparse.hpp, sparse_computer below).
+// (rules/spgemm.hpp); inside a dense expression it is settled into a CSR leaf before the tree is
+// planned (fusion/sparse.hpp, sparse_computer below), except a function of a sum of two operands
+// times a vector (`abs(A + B) * x`): one SpMV over the merge (fusion/sparse.hpp, summv).
 #pragma once
 
 #include <lz/fusion/rules/sparse_sum.hpp>

@@ -3,6 +3,8 @@
 //   dense with any strides; α gathers every scalar (2*A*x, -(A*x), (A*x)/4, 2*(3*A)*x); β is the
 //   destination term (`y = A*x - 3*y`: β = -3, in place) or 1 after the other terms were
 //   written (`y = A*x + b`: y = b, then SpMV with β = 1); `y += A*x` is β = 1.
+// f(a·A + b·B)·x (lazuli's own f, A and B sparse operands) is ONE summv step instead: the
+// operands' rows merged a block at a time, f applied, then summed against x (no sum formed).
 // A product that reads the destination (y = A*y) is declined: via_temp computes it into a
 // temporary. The lowering is fusion/sparse.hpp's, through the product-term walk (terms.hpp).
 #pragma once

@@ -40,6 +40,30 @@ template <class V, class I>
 void spmm(blas::trans t, const csr<V, I>& A, index_t k, V alpha, const V* B, index_t rsb,
           index_t csb, V beta, V* C, index_t rsc, index_t csc, bool threads);
 
+/// A function applied to values in place: `apply(ctx, v, n)` maps v[0..n) (the caller's
+/// elementwise function, run on the calling thread or on one of lazuli's; it may be called from
+/// several threads at once, on disjoint arrays). Null `apply`: the identity.
+template <class V>
+struct value_map {
+  const void* ctx = nullptr;
+  void (*apply)(const void* ctx, V* v, index_t n) = nullptr;
+};
+
+/// y = alpha·f(a·op(A) + b·op(B))·x + beta·y for two sparse matrices of one shape (op(A).rows ×
+/// op(A).cols) without forming their sum: each thread merges its rows of op(A) and op(B) (sorted
+/// columns), a block of at most 2048 entries at a time, into a buffer of its own (an entry in
+/// both is a·a_ij + b·b_ij, one in either alone a·a_ij or b·b_ij), applies f to the block's
+/// values in one call, then sums each row against x. f sees only the union's entries (f(0) = 0 is
+/// assumed, as for a function of a sparse matrix). An operand with op = transpose (or
+/// conj_transpose) is transposed into CSR first, in the kernel's own workspace. Each y element is
+/// one sum over its row in column order, whatever the blocks and threads: the result does not
+/// depend on the thread count. beta == 0 never reads y. An exception from f propagates; y's
+/// elements are then each old or new. @pre x and y do not overlap.
+template <class V, class I>
+void spmv_sum(blas::trans ta, const csr<V, I>& A, V a, blas::trans tb, const csr<V, I>& B, V b,
+              value_map<V> f, V alpha, const V* x, index_t incx, V beta, V* y, index_t incy,
+              bool threads);
+
 /// C = alpha·op(A) + beta·C for a dense C (op(A).rows × op(A).cols, element (i, j) at
 /// C[i*rsc + j*csc], any signed strides): C scaled (beta == 0 never reads it), then A's stored
 /// entries added where they are (a scatter; op = conj_transpose conjugates them). `threads` as
