@@ -649,6 +649,19 @@ void computed_case(csr_arrays& a, csr_arrays& b, int rounds) {
               "(thread CPU time):\n",
               n, a.nnz(), b.nnz());
   print_rows(v);
+  // Two threads (wall time) against the calling thread only.
+  lz_perf::use_threads(2);
+  std::vector<variant> t;
+  t.push_back({"lazuli y = abs(A + B) * x, 2 threads", v[0].run, nullptr, {}, {}});
+  t.push_back({"lazuli, lz::seq (calling thread only)",
+               [&] { lz::assign(lz::seq, y, lz::abs(As + Bs) * x); },
+               nullptr,
+               {},
+               {}});
+  measure(t, rounds, false, 1);
+  std::printf("  Computed term, 2 threads (wall time):\n");
+  print_rows(t);
+  std::printf("    lazuli speed-up, 2 threads over 1: %.2fx\n", median(t[1].ratio));
 }
 
 } // namespace

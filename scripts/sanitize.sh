@@ -83,7 +83,7 @@ tsan)
   # device suites, see the top of this file). TSAN_TESTS="a b" runs a subset.
   read -r -a threaded <<<"${TSAN_TESTS:-random_tree_test elementwise_test reduction_test \
 ops_test alias_test alias_torture_test kernels_loop_test evaluate_test gemm_test nested_test \
-tuning_inputs_test first_use_test lifetime_test sparse_kernels_test sparse_test \
+tuning_inputs_test first_use_test lifetime_test sparse_kernels_test sparse_test sparse_computed_test \
 fuzz_batch_test}"
   # One make per test (each is one TU), $jobs at a time: `cmake --build --target a b c` would
   # build the targets one after the other, on one core.
