@@ -7,7 +7,7 @@
 //   sums   C = A + B, C = A * A + B   A the Laplacian, B the random matrix (different patterns)
 //   sparse + dense  M = D - 2 * A     A random 3000 × 3000, 10 a row; D, M dense
 //   product + dense M = D + A * B, M = M + A * B   A, B random 3000 × 3000, 10 a row; D, M dense
-//   computed term   y = abs(A + B) * x            A the Laplacian, B the random matrix
+//   computed term   y = abs(A + B) * x, Y = abs(A + B) * X (16 columns): A the Laplacian, B random
 //
 // against Eigen's SparseMatrix<double, RowMajor, int> (y.noalias() = A * x, over the same arrays
 // through Eigen::Map), librsb (rsb_spmv / rsb_spmm on its own copy, made from the same CSR
@@ -662,6 +662,40 @@ void computed_case(csr_arrays& a, csr_arrays& b, int rounds) {
   std::printf("  Computed term, 2 threads (wall time):\n");
   print_rows(t);
   std::printf("    lazuli speed-up, 2 threads over 1: %.2fx\n", median(t[1].ratio));
+  // Times 16 columns (row-major): Y = abs(A + B) * X, one SpMM over the merge.
+  constexpr index_t k = 16;
+  lz::matrix<double> X(n, k), Y(n, k), Y2(n, k);
+  for (index_t i = 0; i < n * k; ++i) X.data()[i] = u(g);
+  std::vector<variant> w;
+  w.push_back({"lazuli Y = abs(A + B) * X", [&] { Y = lz::abs(As + Bs) * X; }, nullptr, {}, {}});
+  w.push_back({"lazuli C = abs(A + B); Y = C * X",
+               [&] { C = lz::abs(As + Bs), Y2 = C * X; },
+               nullptr,
+               {},
+               {}});
+  for (auto& z : w) z.run();
+  worst = double(lz::max(lz::abs(Y - Y2)));
+#if LZ_HAVE_EIGEN
+  using dense = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const Eigen::Map<const dense> Xe(X.data(), n, k);
+  dense Ye(n, k);
+  w.push_back({"Eigen Ye = (Ae + Be).cwiseAbs() * Xe",
+               [&] { Ye.noalias() = (Ae + Be).cwiseAbs() * Xe; },
+               nullptr,
+               {},
+               {}});
+  w.back().run();
+  worst = std::max(worst, (Ye - Eigen::Map<const dense>(Y.data(), n, k)).cwiseAbs().maxCoeff());
+#endif
+  if (worst > 1e-12) {
+    std::fprintf(stderr, "computed term times a matrix: results differ by %g\n", worst);
+    std::exit(1);
+  }
+  lz_perf::use_threads(1);
+  measure(w, rounds, true, 1);
+  std::printf(
+      "  Computed term times %td columns, Y = abs(A + B) * X; 1 thread (thread CPU time):\n", k);
+  print_rows(w);
 }
 
 } // namespace

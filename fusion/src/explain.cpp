@@ -130,17 +130,23 @@ std::string describe_sparse_multd(const char* routine, char ta, char ts, index_t
 }
 
 std::string describe_sparse_summv(const char* routine, char ta, char tb, index_t m, index_t n,
-                                  index_t nnza, index_t nnzb, const std::string& a,
+                                  index_t k, index_t nnza, index_t nnzb, const std::string& a,
                                   const std::string& b, bool f, const std::string& alpha,
-                                  const std::string& beta, index_t incx, index_t incy, int ia,
-                                  int ib, int ix, int iy) {
+                                  const std::string& beta, index_t rsx, index_t csx, index_t rsy,
+                                  index_t csy, int ia, int ib, int ix, int iy) {
+  const auto strides = [](index_t rs, index_t cs) {
+    return "strides (" + std::to_string(rs) + "," + std::to_string(cs) + ")";
+  };
   return std::string(routine) + "(" + ta + ", " + tb + ", m=" + std::to_string(m) +
-         ", n=" + std::to_string(n) + ", alpha=" + alpha + ", " + (f ? "f(" : "(") + "a·" +
-         who(ia, "A") + " + b·" + who(ib, "B") + "), a=" + a + ", b=" + b + ", " + who(ia, "A") +
-         " nnz=" + nnz_text(nnza) + ", " + who(ib, "B") + " nnz=" + nnz_text(nnzb) + ", " +
-         who(ix, "x") + " incx=" + std::to_string(incx) + ", beta=" + beta +
-         ", incy=" + std::to_string(incy) + ") → " + who(iy, "y") +
-         "  (CSR rows merged block by block, own kernel)";
+         ", n=" + std::to_string(n) + (k == 1 ? "" : ", k=" + std::to_string(k)) +
+         ", alpha=" + alpha + ", " + (f ? "f(" : "(") + "a·" + who(ia, "A") + " + b·" +
+         who(ib, "B") + "), a=" + a + ", b=" + b + ", " + who(ia, "A") + " nnz=" + nnz_text(nnza) +
+         ", " + who(ib, "B") + " nnz=" + nnz_text(nnzb) + ", " +
+         (k == 1 ? who(ix, "x") + " incx=" + std::to_string(rsx)
+                 : who(ix, "X") + " " + strides(rsx, csx)) +
+         ", beta=" + beta + ", " +
+         (k == 1 ? "incy=" + std::to_string(rsy) : "C " + strides(rsy, csy)) + ") → " +
+         who(iy, "y") + "  (CSR rows merged block by block, own kernel)";
 }
 
 std::string describe_sparse_add(const char* routine, char t, index_t m, index_t n, index_t nnz,

@@ -31,6 +31,8 @@ struct names {
   static constexpr char add[] = {blas::type_letter<T>(), 'c', 's', 'r', 'a', 'd', 'd', 0};
   static constexpr char summv[] = {
       blas::type_letter<T>(), 'c', 's', 'r', 's', 'u', 'm', 'm', 'v', 0};
+  static constexpr char summm[] = {
+      blas::type_letter<T>(), 'c', 's', 'r', 's', 'u', 'm', 'm', 'm', 0};
   static constexpr char multd[] = {
       blas::type_letter<T>(), 'c', 's', 'r', 'm', 'u', 'l', 't', 'd', 0};
 };

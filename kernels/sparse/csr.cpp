@@ -336,16 +336,19 @@ void scatter(const csr<V, I>& A, index_t k, V alpha, const V* X, index_t rsx, in
   });
 }
 
-// ---- y = alpha·f(a·A + b·B)·x + beta·y: SpMV over a merge --------------------------------------
+// ---- Y = alpha·f(a·A + b·B)·X + beta·Y: SpMV / SpMM over a merge -------------------------------
 // The rows of A and B merged into a per-thread buffer this many entries at a time (values and
-// columns: 24 KiB for double and int32, in L1 with the x entries it gathers), f applied to the
-// block's values in one call, then each row summed against x.
+// columns: 24 KiB for double and int32, in L1 with the rows of X it gathers), f applied to the
+// block's values in one call, then each row summed against X.
 constexpr index_t merge_block = 2048;
 
+// Rows [r0, r1) of Y (k columns: element (i, j) at Y[i*rsy + j*csy]; X likewise). k == 1 sums
+// each row as spmv does (row_sum); k > 1 sums whole rows as spmm does (mm_rows) and a row longer
+// than a block with one running sum per column, in column order.
 template <class V, class I>
-void sum_mv_rows(const csr<V, I>& A, V a, const csr<V, I>& B, V b, const value_map<V>& f,
-                 index_t r0, index_t r1, V alpha, const V* __restrict x, index_t incx, V beta,
-                 V* __restrict y, index_t incy) {
+void sum_rows(const csr<V, I>& A, V a, const csr<V, I>& B, V b, const value_map<V>& f, index_t r0,
+              index_t r1, index_t k, V alpha, const V* __restrict X, index_t rsx, index_t csx,
+              V beta, V* __restrict Y, index_t rsy, index_t csy) {
   struct segment {
     index_t row, end; // the row's entries end at `end` in the buffer
     bool done;        // false: the row continues in the next block
@@ -353,23 +356,67 @@ void sum_mv_rows(const csr<V, I>& A, V a, const csr<V, I>& B, V b, const value_m
   std::vector<V> vals(merge_block);
   std::vector<I> cols(merge_block);
   std::vector<segment> segs(merge_block);
+  std::vector<V> acc(std::size_t(k > 1 ? k : 0));              // k > 1: a long row's running sums
+  std::vector<I> rp(std::size_t(k > 1 ? merge_block + 1 : 0)); // k > 1: whole rows as CSR
+  bool continuing = false;                                     // k > 1: acc holds a long row
   index_t used = 0, nseg = 0;
-  V carry{}; // the sum so far of a row split over blocks (0 between rows)
+  V carry{}; // k == 1: the sum so far of a row split over blocks (0 between rows)
+  const auto store = [&](V* out, V s) {
+    *out = beta == V(0) ? mul(alpha, s) : mul(alpha, s) + mul(beta, *out);
+  };
+  // k > 1: entries [e0, e1) of a long row into acc (one running sum per column, in order).
+  const auto accumulate = [&](index_t e0, index_t e1) {
+    for (index_t p = e0; p < e1; ++p) {
+      const V v = vals[p];
+      const V* xr = X + index_t(cols[p]) * rsx;
+      for (index_t j = 0; j < k; ++j) acc[j] = madd(acc[j], v, xr[j * csx]);
+    }
+  };
+  const auto finish_long = [&](index_t row) {
+    V* yr = Y + row * rsy;
+    for (index_t j = 0; j < k; ++j) store(yr + j * csy, acc[j]), acc[j] = V{};
+  };
   const auto flush = [&] {
     if (f.apply && used > 0) f.apply(f.ctx, vals.data(), used);
-    index_t k = 0;
-    for (index_t q = 0; q < nseg; ++q) {
-      // Each row's entries summed as spmv sums a row (row_sum); a row longer than a block is
-      // cut at fixed offsets (it starts a block: see below), its pieces added in order.
-      V s = row_sum<false>(cols.data(), vals.data(), k, segs[q].end, x, incx);
-      if (carry != V{}) s = carry + s;
-      k = segs[q].end;
-      if (segs[q].done) {
-        V* out = y + segs[q].row * incy;
-        *out = beta == V(0) ? mul(alpha, s) : mul(alpha, s) + mul(beta, *out);
-        carry = V{};
-      } else {
-        carry = s;
+    if (k == 1) {
+      index_t e = 0;
+      for (index_t q = 0; q < nseg; ++q) {
+        const segment& g = segs[q];
+        // Each row's entries summed as spmv sums a row (row_sum); a row longer than a block is
+        // cut at fixed offsets (it starts a block: see below), its pieces added in order.
+        V s = row_sum<false>(cols.data(), vals.data(), e, g.end, X, rsx);
+        if (carry != V{}) s = carry + s;
+        if (g.done) {
+          store(Y + g.row * rsy, s);
+          carry = V{};
+        } else {
+          carry = s;
+        }
+        e = g.end;
+      }
+    } else {
+      // A long row's pieces (the block's first segment when one continues, or its only one when
+      // one starts) go through acc; the whole rows between, consecutive, are one CSR block for
+      // spmm's own row kernel (mm_rows), written in place.
+      index_t q0 = 0, q1 = nseg, e = 0;
+      if (continuing && nseg > 0) {
+        accumulate(0, segs[0].end);
+        e = segs[0].end;
+        if (segs[0].done) finish_long(segs[0].row), continuing = false;
+        q0 = 1;
+      }
+      if (q1 > q0 && !segs[q1 - 1].done) --q1; // a long row starts: through acc below
+      if (q1 > q0) {
+        rp[0] = I(e);
+        for (index_t q = q0; q < q1; ++q) rp[q - q0 + 1] = I(segs[q].end);
+        const csr<V, I> whole{q1 - q0,   A.cols,      segs[q1 - 1].end - e,
+                              rp.data(), cols.data(), vals.data()};
+        mm_rows<false>(whole, 0, q1 - q0, k, alpha, X, rsx, csx, beta, Y + segs[q0].row * rsy, rsy,
+                       csy);
+      }
+      if (q1 < nseg) { // the unfinished first piece of a long row
+        accumulate(q1 > 0 ? segs[q1 - 1].end : e, segs[q1].end);
+        continuing = true;
       }
     }
     used = 0, nseg = 0;
@@ -492,6 +539,43 @@ void spmm(trans t, const csr<V, I>& A, index_t k, V alpha, const V* B, index_t r
   });
 }
 
+// The merged product's body: op(A), op(B) as CSR (a transposed operand transposed into this
+// call's workspace), then the rows over threads.
+template <class V, class I>
+void sum_product(trans ta, const csr<V, I>& A, V a, trans tb, const csr<V, I>& B, V b,
+                 const value_map<V>& f, index_t m, index_t k, V alpha, const V* X, index_t rsx,
+                 index_t csx, V beta, V* Y, index_t rsy, index_t csy, bool threads) {
+  if (m == 0 || k <= 0) return;
+  if (alpha == V(0)) {
+    scale_mat(m, k, beta, Y, rsy, csy);
+    return;
+  }
+  std::vector<I> rpa, cia, rpb, cib;
+  std::vector<V> va, vb;
+  const csr<V, I> opa =
+      ta == trans::none
+          ? A
+          : transpose(A, ta == trans::conj_transpose && is_complex_v<V>, rpa, cia, va);
+  const csr<V, I> opb =
+      tb == trans::none
+          ? B
+          : transpose(B, tb == trans::conj_transpose && is_complex_v<V>, rpb, cib, vb);
+  over_rows(opa.row_ptr, m, opa.nnz, (opa.nnz + opb.nnz) * k, threads, [&](index_t r0, index_t r1) {
+    sum_rows(opa, a, opb, b, f, r0, r1, k, alpha, X, rsx, csx, beta, Y, rsy, csy);
+  });
+}
+
+template <class V, class I>
+std::string describe_sum(const char* routine, trans ta, const csr<V, I>& A, V a, trans tb,
+                         const csr<V, I>& B, V b, bool f, index_t m, index_t n, V alpha, V beta,
+                         const std::string& operands) {
+  return std::string(routine) + "(transa=" + trans_flag<V>(ta) + ", transb=" + trans_flag<V>(tb) +
+         ", " + blas::detail::arg("m", m) + ", " + blas::detail::arg("n", n) + ", " +
+         blas::detail::arg("nnza", A.nnz) + ", " + blas::detail::arg("nnzb", B.nnz) + ", " +
+         value_arg("a", a) + ", " + value_arg("b", b) + (f ? ", f" : "") + ", " +
+         value_arg("alpha", alpha) + ", " + value_arg("beta", beta) + ", " + operands + ")";
+}
+
 template <class V, class I>
 void spmv_sum(trans ta, const csr<V, I>& A, V a, trans tb, const csr<V, I>& B, V b, value_map<V> f,
               V alpha, const V* x, index_t incx, V beta, V* y, index_t incy, bool threads) {
@@ -499,34 +583,29 @@ void spmv_sum(trans ta, const csr<V, I>& A, V a, trans tb, const csr<V, I>& B, V
   const blas::call c{names<V>::summv,  blas::order::row_major, ta,    tb,   m,   n, A.nnz,
                      real_part(alpha), real_part(beta),        B.nnz, incx, incy};
   auto describe = [&] {
-    return std::string(names<V>::summv) + "(transa=" + trans_flag<V>(ta) +
-           ", transb=" + trans_flag<V>(tb) + ", " + blas::detail::arg("m", m) + ", " +
-           blas::detail::arg("n", n) + ", " + blas::detail::arg("nnza", A.nnz) + ", " +
-           blas::detail::arg("nnzb", B.nnz) + ", " + value_arg("a", a) + ", " + value_arg("b", b) +
-           (f.apply ? ", f" : "") + ", " + value_arg("alpha", alpha) + ", " +
-           blas::detail::arg("incx", incx) + ", " + value_arg("beta", beta) + ", " +
-           blas::detail::arg("incy", incy) + ")";
+    return describe_sum(names<V>::summv, ta, A, a, tb, B, b, f.apply != nullptr, m, n, alpha, beta,
+                        blas::detail::arg("incx", incx) + ", " + blas::detail::arg("incy", incy));
   };
   blas::detail::run(c, madd_flops<V>() * double(A.nnz + B.nnz), false, describe, [&] {
-    if (m == 0) return;
-    if (alpha == V(0)) {
-      scale_vec(m, beta, y, incy);
-      return;
-    }
-    // A transposed operand as CSR of op(M), in this call's workspace (a counting sort).
-    std::vector<I> rpa, cia, rpb, cib;
-    std::vector<V> va, vb;
-    const csr<V, I> opa =
-        ta == trans::none
-            ? A
-            : transpose(A, ta == trans::conj_transpose && is_complex_v<V>, rpa, cia, va);
-    const csr<V, I> opb =
-        tb == trans::none
-            ? B
-            : transpose(B, tb == trans::conj_transpose && is_complex_v<V>, rpb, cib, vb);
-    over_rows(opa.row_ptr, m, opa.nnz, opa.nnz + opb.nnz, threads, [&](index_t r0, index_t r1) {
-      sum_mv_rows(opa, a, opb, b, f, r0, r1, alpha, x, incx, beta, y, incy);
-    });
+    sum_product(ta, A, a, tb, B, b, f, m, 1, alpha, x, incx, 0, beta, y, incy, 0, threads);
+  });
+}
+
+template <class V, class I>
+void spmm_sum(trans ta, const csr<V, I>& A, V a, trans tb, const csr<V, I>& B, V b, value_map<V> f,
+              index_t k, V alpha, const V* X, index_t rsx, index_t csx, V beta, V* Y, index_t rsy,
+              index_t csy, bool threads) {
+  const index_t m = ta == trans::none ? A.rows : A.cols, n = ta == trans::none ? A.cols : A.rows;
+  const blas::call c{names<V>::summm,  blas::order::row_major, ta,    tb,  m,  n, k,
+                     real_part(alpha), real_part(beta),        A.nnz, rsx, rsy};
+  auto describe = [&] {
+    return describe_sum(names<V>::summm, ta, A, a, tb, B, b, f.apply != nullptr, m, n, alpha, beta,
+                        blas::detail::arg("k", k) + ", X=(" + std::to_string(rsx) + "," +
+                            std::to_string(csx) + "), Y=(" + std::to_string(rsy) + "," +
+                            std::to_string(csy) + ")");
+  };
+  blas::detail::run(c, madd_flops<V>() * double(A.nnz + B.nnz) * double(k), false, describe, [&] {
+    sum_product(ta, A, a, tb, B, b, f, m, k, alpha, X, rsx, csx, beta, Y, rsy, csy, threads);
   });
 }
 
@@ -534,6 +613,9 @@ void spmv_sum(trans ta, const csr<V, I>& A, V a, trans tb, const csr<V, I>& B, V
   template void spmv<V, I>(trans, const csr<V, I>&, V, const V*, index_t, V, V*, index_t, bool);   \
   template void spmv_sum<V, I>(trans, const csr<V, I>&, V, trans, const csr<V, I>&, V,             \
                                value_map<V>, V, const V*, index_t, V, V*, index_t, bool);          \
+  template void spmm_sum<V, I>(trans, const csr<V, I>&, V, trans, const csr<V, I>&, V,             \
+                               value_map<V>, index_t, V, const V*, index_t, index_t, V, V*,        \
+                               index_t, index_t, bool);                                            \
   template void spmm<V, I>(trans, const csr<V, I>&, index_t, V, const V*, index_t, index_t, V, V*, \
                            index_t, index_t, bool);
 #define LZ_SPARSE_PRODUCTS_V(V)                                                                    \

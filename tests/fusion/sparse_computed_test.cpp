@@ -50,27 +50,31 @@ static_assert(lz::fusion::spgemm_read_v<absum> == lz::fusion::spgemm_read::compu
 using composed = decltype(2 * lz::sqrt(lz::abs(std::declval<A>() * std::declval<A>())) / 3);
 static_assert(lz::sparse_apply_expression<composed>);
 static_assert(lz::spgemm_expression<decltype(std::declval<composed>().arg)>);
-// Times a dense vector: ONE SpMV over the merge (spmv rule, summv step), nothing settled.
+// Times a dense vector or matrix: ONE SpMV / SpMM over the merge (spmv / spmm rule, summv
+// step), nothing settled.
 using times_x = decltype(std::declval<absum>() * std::declval<x>());
-static_assert(lz::fusion::merges_into_spmv<times_x>() && !holds_computed_sparse_v<times_x>);
+static_assert(lz::fusion::merges_sum_into_product<times_x>() && !holds_computed_sparse_v<times_x>);
 static_assert(rule<times_x> == rule_id::spmv);
-// A user function (it may throw once y is partly written), a product inside, or a matrix
-// operand (SpMM): settled into a CSR leaf, then the spmv / spmm rule (one SpMV / SpMM).
+using times_d = decltype(std::declval<absum>() * std::declval<D>());
+static_assert(lz::fusion::merges_sum_into_product<times_d>() && !holds_computed_sparse_v<times_d>);
+static_assert(rule<times_d> == rule_id::spmm);
+// Plus a dense matrix (op(·)·I): settled, then scattered.
+using apply_plus_d = decltype(std::declval<D>() + std::declval<absum>());
+static_assert(holds_computed_sparse_v<apply_plus_d>);
+// A user function (it may throw once y is partly written) or a product inside: settled into a
+// CSR leaf, then the spmv rule (one SpMV).
 const auto user_fn = [](double v) { return 2 * v; };
 using user_times_x =
     decltype(lz::map(user_fn, std::declval<A>() + std::declval<A>()) * std::declval<x>());
-static_assert(!lz::fusion::merges_into_spmv<user_times_x>());
+static_assert(!lz::fusion::merges_sum_into_product<user_times_x>());
 static_assert(holds_computed_sparse_v<user_times_x>);
 static_assert(std::is_same_v<decltype(std::declval<settled_t<user_times_x>>().lhs),
                              settled_csr<double, std::int32_t>>);
 static_assert(rule<settled_t<user_times_x>> == rule_id::spmv);
 using product_times_x =
     decltype(lz::abs(std::declval<A>() * std::declval<A>()) * std::declval<x>());
-static_assert(!lz::fusion::merges_into_spmv<product_times_x>());
+static_assert(!lz::fusion::merges_sum_into_product<product_times_x>());
 static_assert(holds_computed_sparse_v<product_times_x>);
-using times_d = decltype(std::declval<absum>() * std::declval<D>());
-static_assert(!lz::fusion::merges_into_spmv<times_d>() && holds_computed_sparse_v<times_d>);
-static_assert(rule<settled_t<times_d>> == rule_id::spmm);
 // Plus a dense matrix: a scatter of the settled leaf (rule sparse_add).
 using plus_d = decltype(std::declval<D>() + lz::abs(std::declval<A>() * std::declval<A>()));
 static_assert(holds_computed_sparse_v<plus_d> && rule<settled_t<plus_d>> == rule_id::sparse_add);
@@ -83,8 +87,9 @@ static_assert(lz::fusion::term_counts_v<settled_t<sum_times_plus_d>>.scatter == 
 // Inside a function and a transpose: still found.
 static_assert(holds_computed_sparse_v<decltype(lz::tanh(std::declval<product_times_x>() +
                                                         std::declval<x>()))>);
-static_assert(holds_computed_sparse_v<decltype(lz::transpose(
-                  std::declval<absum>() * std::declval<const lz::matrix<double>&>()))>);
+static_assert(
+    holds_computed_sparse_v<decltype(lz::transpose(lz::abs(std::declval<A>() * std::declval<A>()) *
+                                                   std::declval<const lz::matrix<double>&>()))>);
 // Nothing to settle: plain operands, and a product of two plain operands (one csrmultd).
 static_assert(!holds_computed_sparse_v<decltype(std::declval<A>() * std::declval<x>())>);
 static_assert(
@@ -191,8 +196,9 @@ BOOST_AUTO_TEST_CASE(a_function_of_a_sum_times_a_vector_is_one_merged_spmv_other
   BOOST_TEST(close(y, lz::eval(lz::square(DA - 2.0 * DB) * x), 1e-14));
   rec.calls.clear();
   lz::matrix<double> Y(60, 7);
-  Y = lz::square(A - B) * X + 1.0; // SpMM into Y, then one pass
-  BOOST_TEST(rec.summary() == "dcsrgeam dcsrmm ");
+  Y = lz::square(A - B) * X + 1.0; // ONE SpMM over the merge into Y, then one pass
+  BOOST_TEST(rec.summary() == "dcsrsummm ");
+  BOOST_TEST(rec.only().k == 7);
   BOOST_TEST(close(Y, lz::eval(lz::square(DA - DB) * X + 1.0), 1e-14));
   rec.calls.clear();
   const auto z = random_dense<double, 1>({60}, 315);
@@ -206,6 +212,10 @@ BOOST_AUTO_TEST_CASE(a_function_of_a_sum_times_a_vector_is_one_merged_spmv_other
              plan);
   BOOST_TEST(plan.find("the sum's pattern is never formed") != std::string::npos, plan);
   BOOST_TEST(plan.find("sparse tmp") == std::string::npos, plan);
+  plan = lz::explain(Y, lz::square(A - B) * X);
+  BOOST_TEST(plan.find("1. dcsrsummm(N, N, m=60, n=45, k=7, alpha=1, f(a·A + b·B), a=1, b=-1") !=
+                 std::string::npos,
+             plan);
   plan = lz::explain(y, lz::map([](double v) { return v; }, A + B) * x);
   BOOST_TEST(plan.find("1. sparse tmp0 = map((csr(60,45)") != std::string::npos, plan);
   BOOST_TEST(plan.find("computed into new CSR arrays before the rest is planned") !=
@@ -384,7 +394,7 @@ BOOST_AUTO_TEST_CASE(computed_terms_match_the_dense_engine_for_every_type_index_
   computed_terms_match_the_dense_engine<cf, std::int32_t>(3140);
 }
 
-BOOST_AUTO_TEST_CASE(a_merged_spmv_matches_the_dense_engine_over_long_rows_transposes_strides) {
+BOOST_AUTO_TEST_CASE(a_merged_product_matches_the_dense_engine_over_long_rows_transposes_strides) {
   // Rows 0 and 5 hold 2500 and 4000 entries in each operand: longer than the kernel's
   // 2048-entry block, so their sums carry over blocks; the rest are random.
   const index_t m = 40, n = 5000;
@@ -423,6 +433,18 @@ BOOST_AUTO_TEST_CASE(a_merged_spmv_matches_the_dense_engine_over_long_rows_trans
   BOOST_TEST(char(rec.only().tb) == 'N');
   BOOST_TEST(close(y, lz::eval(lz::sin(lz::transpose(DBt) + DA) * x), 1e-12));
   rec.calls.clear();
+  // Times a matrix: ONE SpMM over the merge, long rows included, strided X and Y (a column
+  // view of a row-major matrix and a transposed layout), β folded.
+  lz::tensor<double, 2> Xbig = random_dense<double, 2>({n, 8}, 358);
+  const auto X = Xbig(lz::all, lz::range(1, 6)); // n × 5, rows 8 apart
+  lz::tensor<double, 2> Y(lz::shape_t<2>{m, 5}, lz::layout_left);
+  Y = random_dense<double, 2>({m, 5}, 359);
+  const lz::tensor<double, 2> Y0 = Y;
+  Y = lz::abs(A - 0.5 * B) * X - Y;
+  BOOST_TEST(rec.summary() == "dcsrsummm ");
+  BOOST_TEST(rec.only().beta == -1.0);
+  BOOST_TEST(close(Y, lz::eval(lz::abs(DA - 0.5 * DB) * X - Y0), 1e-12));
+  rec.calls.clear();
   // y read by the product: declined, the product into a temporary first.
   lz::vector<double> z = random_dense<double, 1>({m}, 355);
   const lz::csr_matrix<double> S1 = random_sparse<double>(m, m, 0.2, 356),
@@ -440,19 +462,25 @@ BOOST_AUTO_TEST_CASE(a_merged_spmv_matches_the_dense_engine_over_long_rows_trans
   BOOST_TEST((w(0) == 0.0 && w(1) == 0.0 && w(2) == 0.0));
 }
 
-BOOST_AUTO_TEST_CASE(a_merged_spmv_gives_the_same_bits_on_one_thread_or_two) {
+BOOST_AUTO_TEST_CASE(a_merged_spmv_or_spmm_gives_the_same_bits_on_one_thread_or_two) {
   const auto A = random_sparse<double>(3000, 3000, 0.01, 360);
   const auto B = random_sparse<double>(3000, 3000, 0.01, 361);
   const auto x = random_dense<double, 1>({3000}, 362);
   BOOST_TEST(A.nnz() + B.nnz() > 150000); // (well past the kernel's threading threshold)
   const int before = lz::num_threads();
+  const auto X = random_dense<double, 2>({3000, 3}, 363);
   lz::vector<double> y1(3000), y2(3000);
+  lz::matrix<double> Y1(3000, 3), Y2(3000, 3);
   lz::set_num_threads(1);
   y1 = lz::tanh(A + B) * x;
+  Y1 = lz::tanh(A + B) * X;
   lz::set_num_threads(2);
   y2 = lz::tanh(A + B) * x;
+  Y2 = lz::tanh(A + B) * X;
   lz::set_num_threads(before);
   BOOST_TEST(close(y1, y2, 0));
+  BOOST_TEST(close(Y1, Y2, 0));
+  BOOST_TEST(close(Y1, lz::eval(lz::tanh(lz::to_dense(lz::csr_matrix<double>(A + B))) * X), 1e-12));
   BOOST_TEST(close(y1, lz::eval(lz::tanh(lz::to_dense(lz::csr_matrix<double>(A + B))) * x), 1e-12));
 }
 

@@ -733,8 +733,8 @@ auto transpose(G&& g) {
 }
 
 // (α·L + β·R)·x and (A·B)·x with x dense: distributed and associated into SpMV / SpMM terms
-// (two products into the destination, no sparse result formed); f(T)·x: one SpMV over the merge
-// of T's operands (T a sum of two, x a vector, f lazuli's own), else T computed, f applied to its
+// (two products into the destination, no sparse result formed); f(T)·x: one SpMV / SpMM over the
+// merge of T's operands (T a sum of two, f lazuli's own), else T computed, f applied to its
 // values, then one SpMV / SpMM (fusion/sparse.hpp).
 template <computed_sparse G, expression X>
 auto operator*(G&& g, X&& x) {

@@ -197,8 +197,8 @@ struct sparse_mat {
 /// The sparse steps a plan runs (kernels/sparse): products, `add` (C = alpha·op(A) + beta·C,
 /// a scatter of A's stored entries into the dense C) and `multd` (C = alpha·op(A)·op(S) +
 /// beta·C for two sparse operands and a dense C: the product accumulated into C's rows, no
-/// pattern formed) and `summv` (C = alpha·f(a·op(A) + b·op(S))·B + beta·C for a vector B: an
-/// SpMV over the merge of two sparse operands, f applied to the merged values, the sum's pattern
+/// pattern formed) and `summv` (C = alpha·f(a·op(A) + b·op(S))·B + beta·C: an SpMV (k = 1) or
+/// SpMM over the merge of two sparse operands, f applied to the merged values, the sum's pattern
 /// never formed).
 enum class sparse_op : unsigned char { spmv, spmm, add, multd, summv };
 
@@ -230,13 +230,13 @@ std::string describe_sparse_multd(const char* routine, char ta, char ts, index_t
                                   index_t k, index_t nnza, index_t nnzs, const std::string& alpha,
                                   const std::string& beta, index_t rsc, index_t csc, int a, int s,
                                   int c);
-/// The text of a csrsummv step: y = alpha·f(a·op(A) + b·op(B))·x + beta·y (f: a function
-/// applies).
+/// The text of a csrsummv / csrsummm step: Y = alpha·f(a·op(A) + b·op(B))·X + beta·Y (f: a
+/// function applies; k columns; X's and Y's strides).
 std::string describe_sparse_summv(const char* routine, char ta, char tb, index_t m, index_t n,
-                                  index_t nnza, index_t nnzb, const std::string& a,
+                                  index_t k, index_t nnza, index_t nnzb, const std::string& a,
                                   const std::string& b, bool f, const std::string& alpha,
-                                  const std::string& beta, index_t incx, index_t incy, int ia,
-                                  int ib, int ix, int iy);
+                                  const std::string& beta, index_t rsx, index_t csx, index_t rsy,
+                                  index_t csy, int ia, int ib, int ix, int iy);
 /// The text of a csradd step: C (m × n, strides rsc, csc) = alpha·op(A) + beta·C.
 std::string describe_sparse_add(const char* routine, char t, index_t m, index_t n, index_t nnz,
                                 const std::string& alpha, const std::string& beta, index_t rsc,
@@ -517,11 +517,11 @@ class explain_sink {
     if (g.op == sparse_op::summv) {
       const bool tr = g.t != kernels::blas::trans::none;
       step(detail_plan::describe_sparse_summv(
-               detail_plan::blas_name<V>("csrsummv"), char(g.t), char(g.ts),
-               tr ? g.A.cols : g.A.rows, tr ? g.A.rows : g.A.cols, g.A.nnz, g.S.nnz,
+               detail_plan::blas_name<V>(g.k == 1 ? "csrsummv" : "csrsummm"), char(g.t), char(g.ts),
+               tr ? g.A.cols : g.A.rows, tr ? g.A.rows : g.A.cols, g.k, g.A.nnz, g.S.nnz,
                detail_plan::scalar_text(g.a), detail_plan::scalar_text(g.b), g.f.apply != nullptr,
-               detail_plan::scalar_text(g.alpha), detail_plan::scalar_text(g.beta), g.B.rs, g.C.rs,
-               g.A.from.id, g.S.from.id, g.B.from.id, g.C.from.id),
+               detail_plan::scalar_text(g.alpha), detail_plan::scalar_text(g.beta), g.B.rs, g.B.cs,
+               g.C.rs, g.C.cs, g.A.from.id, g.S.from.id, g.B.from.id, g.C.from.id),
            rule);
       return;
     }
@@ -690,9 +690,12 @@ void exec_sink::sparse(const char*, const sparse_step<V>& g) {
     if (g.op == sparse_op::multd)
       sp::spgemm_dense<V, I>(g.t, A, g.ts, csr_of(g.S), g.alpha, g.beta, g.C.ptr, g.C.rs, g.C.cs,
                              g.threads);
-    else if (g.op == sparse_op::summv)
+    else if (g.op == sparse_op::summv && g.k == 1)
       sp::spmv_sum<V, I>(g.t, A, g.a, g.ts, csr_of(g.S), g.b, g.f, g.alpha, g.B.ptr, g.B.rs, g.beta,
                          g.C.ptr, g.C.rs, g.threads);
+    else if (g.op == sparse_op::summv)
+      sp::spmm_sum<V, I>(g.t, A, g.a, g.ts, csr_of(g.S), g.b, g.f, g.k, g.alpha, g.B.ptr, g.B.rs,
+                         g.B.cs, g.beta, g.C.ptr, g.C.rs, g.C.cs, g.threads);
     else if (g.op == sparse_op::spmv)
       sp::spmv<V, I>(g.t, A, g.alpha, g.B.ptr, g.B.rs, g.beta, g.C.ptr, g.C.rs, g.threads);
     else if (g.op == sparse_op::add)

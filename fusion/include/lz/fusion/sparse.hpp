@@ -13,9 +13,9 @@
 // scattered into C (rule sparse_add); a sparse × sparse product added as one (`A * B + D`) is
 // one `multd` step: α·op(A)·op(B) accumulated into C's rows, no pattern formed, each operand
 // prepared as above (the product's α and both operands' scalars folded into one α); a function
-// of a sum of two sparse operands times a vector (`abs(A + B) * x`) is one `summv` step: the
-// operands' rows merged a block at a time, f applied to each block, then summed against x
-// (merges_into_spmv; docs/decisions/spmv-over-a-merge.md).
+// of a sum of two sparse operands times a vector or matrix (`abs(A + B) * x`) is one `summv`
+// step: the operands' rows merged a block at a time, f applied to each block, then summed
+// against x (merges_sum_into_product; docs/decisions/spmv-over-a-merge.md).
 #pragma once
 
 #include <lz/expr/sparse.hpp>
@@ -107,15 +107,17 @@ consteval bool merged_operand() {
 
 } // namespace detail_sparse
 
-/// True for an SpMV `f(a·A + b·B) * x` (A and B sparse operands, f lazuli's own functions keeping
-/// the element type) that runs as ONE merged step (sparse_op::summv: rows merged a block at a
-/// time, f applied to the block, then summed against x): the sum is never settled into CSR
-/// arrays. Other computed terms (a user function, which may throw after y was partly written; a
-/// type-changing f; a product inside; an SpMM) are settled first.
+/// True for a product `f(a·A + b·B) * X` (A and B sparse operands, f lazuli's own functions
+/// keeping the element type, X a dense vector or matrix) that runs as ONE merged step
+/// (sparse_op::summv: rows merged a block at a time, f applied to the block, then summed against
+/// X): the sum is never settled into CSR arrays. Other computed terms (a user function, which may
+/// throw after the destination was partly written; a type-changing f; a product inside) are
+/// settled first.
 template <class M>
-consteval bool merges_into_spmv() {
-  if constexpr (is_spmul_v<M>)
-    return rank_v<M> == 1 && detail_sparse::merged_operand<std::remove_cvref_t<decltype(M::lhs)>>();
+consteval bool merges_sum_into_product() {
+  if constexpr (is_spmul_v<M>) // (not `f(A + B) + D`: op(·)·I is a scatter of a settled term)
+    return !is_sparse_identity_v<std::remove_cvref_t<decltype(M::rhs)>> &&
+           detail_sparse::merged_operand<std::remove_cvref_t<decltype(M::lhs)>>();
   else
     return false;
 }
@@ -125,7 +127,7 @@ namespace detail_sparse {
 // The sparse operand of product M, when it must be settled.
 template <class M>
 constexpr bool settles_product_operand() {
-  return !merges_into_spmv<M>() && settles_operand<decltype(M::lhs)>();
+  return !merges_sum_into_product<M>() && settles_operand<decltype(M::lhs)>();
 }
 
 template <class E>
@@ -182,7 +184,7 @@ auto settle_sparse(const E& e, const F& make) {
     return e;
   } else if constexpr (is_spmul_v<X> || is_matmul_v<X>) {
     auto l = [&] {
-      if constexpr (merges_into_spmv<X>())
+      if constexpr (merges_sum_into_product<X>())
         return e.lhs;
       else if constexpr (is_spmul_v<X>)
         return detail_sparse::settle_operand(e.lhs, make);
@@ -283,8 +285,8 @@ void lower_spmul(Sink& s, const P& pol, const char* rule, const M& prod, const m
   const auto op_of = [](const sparse_mat<V>& m) {
     return m.trans ? kernels::blas::trans::transpose : kernels::blas::trans::none;
   };
-  if constexpr (merges_into_spmv<M>()) {
-    // f(a·A + b·B)·x: ONE step merging A's and B's rows a block at a time (summv).
+  if constexpr (merges_sum_into_product<M>()) {
+    // f(a·A + b·B)·X: ONE step merging A's and B's rows a block at a time (summv).
     const auto& fn = prod.lhs;
     const auto& sum = fn.arg;
     V sa = sum.alpha, sb = sum.beta;
@@ -298,10 +300,13 @@ void lower_spmul(Sink& s, const P& pol, const char* rule, const M& prod, const m
     g.f = {&fn, &detail_sparse::apply_to_block<V, std::remove_cvref_t<decltype(fn)>>};
     g.alpha = scale * x.scale;
     g.B = x.m;
+    g.k = rank_v<M> == 1 ? 1 : C.cols;
     if (s.noting())
-      s.note({rule, ": the sparse operand is a function of a sum, f(a·A + b·B): A's and B's rows "
-                    "merged a block at a time, f applied to each block's values, then summed "
-                    "against x (the sum's pattern is never formed)"});
+      s.note({rule,
+              ": the sparse operand is a function of a sum, f(a·A + b·B): A's and B's rows "
+              "merged a block at a time, f applied to each block's values, then summed "
+              "against ",
+              rank_v<M> == 1 ? "x" : "X's rows", " (the sum's pattern is never formed)"});
     s.sparse(rule, g);
   } else if constexpr (spgemm_expression<decltype(prod.lhs)>) {
     // A * B + D: (α·op(A)·op(B))·I, the product accumulated into C (a computed operand was

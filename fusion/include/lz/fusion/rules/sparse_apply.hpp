@@ -9,7 +9,7 @@
 // sparse term (`abs(A + B) * C`, `abs(A * B) + D`) the node is an operand read as computed
 // (rules/spgemm.hpp); inside a dense expression it is settled into a CSR leaf before the tree is
 // planned (fusion/sparse.hpp, sparse_computer below), except a function of a sum of two operands
-// times a vector (`abs(A + B) * x`): one SpMV over the merge (fusion/sparse.hpp, summv).
+// times a vector or matrix (`abs(A + B) * x`): one SpMV / SpMM over the merge (summv).
 #pragma once
 
 #include <lz/fusion/rules/sparse_sum.hpp>

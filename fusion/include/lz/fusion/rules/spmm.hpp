@@ -1,6 +1,7 @@
 // spmm rule: a sparse matrix times a dense matrix, with the surrounding scalars and destination.
 //   C = α·op(A)·B + β·C   →  ONE SpMM (csrmm): A sparse (CSR, or a CSC view: op = T), B and C
 //   dense with any strides (row-major B is the kernel's fast case); α and β as the SpMV rule.
+// f(a·A + b·B)·X is ONE summv step over the operands' merged rows instead (as for the SpMV).
 // A product that reads the destination (y = A*y) is declined: via_temp computes it into a
 // temporary. The lowering is fusion/sparse.hpp's, through the product-term walk (terms.hpp).
 #pragma once

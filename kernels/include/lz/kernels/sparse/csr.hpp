@@ -64,6 +64,15 @@ void spmv_sum(blas::trans ta, const csr<V, I>& A, V a, blas::trans tb, const csr
               value_map<V> f, V alpha, const V* x, index_t incx, V beta, V* y, index_t incy,
               bool threads);
 
+/// Y = alpha·f(a·op(A) + b·op(B))·X + beta·Y: spmv_sum for a dense X (op(A).cols × k) and Y
+/// (op(A).rows × k), any signed strides (element (i, j) of X at X[i*rsx + j*csx]). Each element of
+/// Y is one sum over its row in column order (the result does not depend on the thread count);
+/// beta == 0 never reads Y. @pre X and Y do not overlap.
+template <class V, class I>
+void spmm_sum(blas::trans ta, const csr<V, I>& A, V a, blas::trans tb, const csr<V, I>& B, V b,
+              value_map<V> f, index_t k, V alpha, const V* X, index_t rsx, index_t csx, V beta,
+              V* Y, index_t rsy, index_t csy, bool threads);
+
 /// C = alpha·op(A) + beta·C for a dense C (op(A).rows × op(A).cols, element (i, j) at
 /// C[i*rsc + j*csc], any signed strides): C scaled (beta == 0 never reads it), then A's stored
 /// entries added where they are (a scatter; op = conj_transpose conjugates them). `threads` as
