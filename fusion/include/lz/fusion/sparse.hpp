@@ -89,20 +89,34 @@ constexpr bool never_throws() {
     return std::is_same_v<K, lz::detail::leaf_kind> || std::is_same_v<K, lz::detail::scalar_kind>;
 }
 
-template <class S>
-consteval bool merged_operand() {
-  if constexpr (sparse_apply_expression<S>) {
-    using T = std::remove_cvref_t<decltype(S::arg)>;
+} // namespace detail_sparse
+
+/// True when G is a function of a sum of two sparse operands (no product term): the kind a
+/// product merges (merges_sum_into_product) and the only one for which sparse_apply_same_pattern
+/// can hold (rules/sparse_apply.hpp; its operands' values loop compiles).
+template <class G>
+consteval bool sparse_apply_of_operand_sum() {
+  if constexpr (sparse_apply_expression<G>) {
+    using T = std::remove_cvref_t<decltype(G::arg)>;
     if constexpr (sparse_sum_expression<T>)
-      return sparse_expression<decltype(T::lhs)> && sparse_expression<decltype(T::rhs)> &&
-             std::is_same_v<typename S::value_type, typename S::term_value_type> &&
-             never_throws<
-                 std::invoke_result_t<const decltype(S::f)&, const typename S::values_view&>>();
+      return sparse_expression<decltype(T::lhs)> && sparse_expression<decltype(T::rhs)>;
     else
       return false;
   } else {
     return false;
   }
+}
+
+namespace detail_sparse {
+
+template <class S>
+consteval bool merged_operand() {
+  if constexpr (sparse_apply_of_operand_sum<S>())
+    return std::is_same_v<typename S::value_type, typename S::term_value_type> &&
+           never_throws<
+               std::invoke_result_t<const decltype(S::f)&, const typename S::values_view&>>();
+  else
+    return false;
 }
 
 } // namespace detail_sparse

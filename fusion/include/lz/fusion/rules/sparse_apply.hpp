@@ -38,17 +38,6 @@ spgemm_result<V, I> run_sparse_apply(const G& g) {
   }
 }
 
-/// True when G is a function of a sum of two operands (no product term): the only kind for
-/// which sparse_apply_same_pattern can hold (and the values loop of its operands compiles).
-template <class G>
-consteval bool sparse_apply_of_operand_sum() {
-  using T = std::remove_cvref_t<decltype(std::declval<const G&>().arg)>;
-  if constexpr (sparse_sum_expression<T>)
-    return sparse_sum_plan_v<T> == sparse_sum_plan::values_or_merge;
-  else
-    return false;
-}
-
 /// True when g is a function of a sum of two operands with the same pattern: assigned to a
 /// csr_matrix it is ONE loop over the values, f(α·a + β·b), with that pattern (shared), as the
 /// sum alone is (csr_matrix::operator=).
