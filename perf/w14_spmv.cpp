@@ -8,6 +8,7 @@
 //   sparse + dense  M = D - 2 * A     A random 3000 × 3000, 10 a row; D, M dense
 //   product + dense M = D + A * B, M = M + A * B   A, B random 3000 × 3000, 10 a row; D, M dense
 //   computed term   y = abs(A + B) * x, Y = abs(A + B) * X (16 columns): A the Laplacian, B random
+//   values term     y = abs(A) * x, Y = abs(A) * X (16 columns): the Laplacian, the random matrix
 //
 // against Eigen's SparseMatrix<double, RowMajor, int> (y.noalias() = A * x, over the same arrays
 // through Eigen::Map), librsb (rsb_spmv / rsb_spmm on its own copy, made from the same CSR
@@ -27,7 +28,8 @@
 //                                  # sum (C = A + B, C = A * A + B, against Eigen),
 //                                  # dense (M = D - 2 * A, 3000 x 3000, against Eigen),
 //                                  # multd (M = D + A * B and M = M + A * B, 3000 x 3000),
-//                                  # computed (y = abs(A + B) * x: Laplacian, random)
+//                                  # computed (y = abs(A + B) * x: Laplacian, random),
+//                                  # values (y = abs(A) * x, Y = abs(A) * X: Laplacian, random)
 #include <support/anchors.hpp>
 #include <support/bench_support.hpp>
 
@@ -698,6 +700,77 @@ void computed_case(csr_arrays& a, csr_arrays& b, int rounds) {
   print_rows(w);
 }
 
+// A function of one operand's values: y = abs(A) * x and Y = abs(A) * X (16 columns) — lazuli
+// computes abs of the values a block of 2048 at a time inside the SpMV / SpMM (spmv_fill: A read
+// once, no temporary) — against the plan before it (ONE loop writing the nnz values into a
+// temporary, then the product over the pattern in place: here t = abs(values), y = (A's pattern
+// with t) * x) and Eigen (`ye = Ae.cwiseAbs() * xe`: the product reads the expression's
+// iterator); one thread, thread CPU time. Results checked equal first.
+void values_case(const char* title, csr_arrays& a, int rounds) {
+  const auto As = a.operand();
+  const index_t n = a.rows;
+  lz::vector<double> x(n), y(n), y2(n);
+  std::mt19937_64 g(9);
+  std::uniform_real_distribution<double> u(-1, 1);
+  for (index_t k = 0; k < n; ++k) x(k) = u(g);
+  lz::vector<double> t(a.nnz());
+  const auto Ts =
+      lz::adopt_csr(a.rows, a.cols, a.nnz(), a.row_ptr.data(), a.col_idx.data(), t.data());
+  constexpr index_t k = 16;
+  lz::matrix<double> X(n, k), Y(n, k), Y2(n, k);
+  for (index_t i = 0; i < n * k; ++i) X.data()[i] = u(g);
+  std::vector<variant> v, w;
+  v.push_back({"lazuli y = abs(A) * x", [&] { y = lz::abs(As) * x; }, nullptr, {}, {}});
+  v.push_back({"lazuli t = abs(values); y = T * x",
+               [&] { t = lz::abs(As.values()), y2 = Ts * x; },
+               nullptr,
+               {},
+               {}});
+  w.push_back({"lazuli Y = abs(A) * X", [&] { Y = lz::abs(As) * X; }, nullptr, {}, {}});
+  w.push_back({"lazuli t = abs(values); Y = T * X",
+               [&] { t = lz::abs(As.values()), Y2 = Ts * X; },
+               nullptr,
+               {},
+               {}});
+  for (auto* s : {&v, &w})
+    for (auto& z : *s) z.run();
+  double worst = std::max(double(lz::max(lz::abs(y - y2))), double(lz::max(lz::abs(Y - Y2))));
+#if LZ_HAVE_EIGEN
+  using dense = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const auto Ae = eigen_map(a);
+  const Eigen::Map<const Eigen::VectorXd> xe(x.data(), n);
+  Eigen::VectorXd ye(n);
+  const Eigen::Map<const dense> Xe(X.data(), n, k);
+  dense Ye(n, k);
+  v.push_back({"Eigen ye = Ae.cwiseAbs() * xe",
+               [&] { ye.noalias() = Ae.cwiseAbs() * xe; },
+               nullptr,
+               {},
+               {}});
+  w.push_back({"Eigen Ye = Ae.cwiseAbs() * Xe",
+               [&] { Ye.noalias() = Ae.cwiseAbs() * Xe; },
+               nullptr,
+               {},
+               {}});
+  v.back().run(), w.back().run();
+  worst =
+      std::max(worst, (ye - Eigen::Map<const Eigen::VectorXd>(y.data(), n)).cwiseAbs().maxCoeff());
+  worst = std::max(worst, (Ye - Eigen::Map<const dense>(Y.data(), n, k)).cwiseAbs().maxCoeff());
+#endif
+  if (worst > 1e-12) {
+    std::fprintf(stderr, "values term: results differ by %g\n", worst);
+    std::exit(1);
+  }
+  lz_perf::use_threads(1);
+  measure(v, rounds, true, 1);
+  std::printf("  %s: y = abs(A) * x, %td rows, %td entries; 1 thread (thread CPU time):\n", title,
+              n, a.nnz());
+  print_rows(v);
+  measure(w, rounds, true, 1);
+  std::printf("  %s: Y = abs(A) * X, %td columns; 1 thread (thread CPU time):\n", title, k);
+  print_rows(w);
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -735,6 +808,11 @@ int main(int argc, char** argv) {
   if (only.empty() || only == "computed") {
     csr_arrays l = lap, r = random_matrix(s * s, 10, 7);
     computed_case(l, r, rounds);
+  }
+  if (only.empty() || only == "values") {
+    csr_arrays l = lap, r = random_matrix(s * s, 10, 7);
+    values_case("Laplacian", l, rounds);
+    values_case("random, 10 a row", r, rounds);
   }
 #if LZ_HAVE_RSB
   rsb_lib_exit(RSB_NULL_EXIT_OPTIONS);

@@ -108,13 +108,13 @@ std::string describe_gemv(const char* routine, bool generic, char o, char t, ind
 
 std::string describe_sparse(const char* routine, char t, index_t m, index_t n, index_t nnz,
                             index_t k, const std::string& alpha, const std::string& beta,
-                            index_t rsb, index_t rsc, int a, int b, int c) {
+                            index_t rsb, index_t rsc, int a, int b, int c, bool filled) {
   std::string s = std::string(routine) + "(" + t + ", " + std::to_string(m) + "x" +
                   std::to_string(n) + " nnz=" + nnz_text(nnz);
   if (k != 1) s += ", k=" + std::to_string(k);
-  return s + ", alpha=" + alpha + ", " + who(a, "A") + ", " + who(b, k == 1 ? "x" : "B") +
-         (k == 1 ? " incx=" : " ldb=") + std::to_string(rsb) + ", beta=" + beta +
-         (k == 1 ? ", incy=" : ", ldc=") + std::to_string(rsc) + ") → " +
+  return s + ", alpha=" + alpha + ", " + (filled ? "values f(" + who(a, "A") + ")" : who(a, "A")) +
+         ", " + who(b, k == 1 ? "x" : "B") + (k == 1 ? " incx=" : " ldb=") + std::to_string(rsb) +
+         ", beta=" + beta + (k == 1 ? ", incy=" : ", ldc=") + std::to_string(rsc) + ") → " +
          who(c, k == 1 ? "y" : "C") + "  (CSR, own kernel)";
 }
 

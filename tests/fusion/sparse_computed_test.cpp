@@ -398,20 +398,7 @@ BOOST_AUTO_TEST_CASE(a_merged_product_matches_the_dense_engine_over_long_rows_tr
   // Rows 0 and 5 hold 2500 and 4000 entries in each operand: longer than the kernel's
   // 2048-entry block, so their sums carry over blocks; the rest are random.
   const index_t m = 40, n = 5000;
-  const auto dense_rows = [&](std::uint64_t seed, double density) {
-    std::mt19937_64 g(seed);
-    std::uniform_real_distribution<double> u(0, 1);
-    std::vector<std::int32_t> r, c;
-    std::vector<double> v;
-    for (index_t i = 0; i < m; ++i)
-      for (index_t j = 0; j < n; ++j)
-        if ((i == 0 && j % 2 == 0) || (i == 5 && j % 5 != 0) || u(g) < density) {
-          r.push_back(std::int32_t(i)), c.push_back(std::int32_t(j));
-          v.push_back(random_value<double>(g));
-        }
-    return lz::csr_matrix<double>::from_triplets(m, n, r, c, v);
-  };
-  const auto A = dense_rows(350, 0.01), B = dense_rows(351, 0.02);
+  const auto A = long_rows<double>(m, n, 0.01, 350), B = long_rows<double>(m, n, 0.02, 351);
   const auto Bt = random_sparse<double>(n, m, 0.02, 352); // read as its transpose
   const auto DA = lz::to_dense(A), DB = lz::to_dense(B), DBt = lz::to_dense(Bt);
   const auto x = random_dense<double, 1>({n}, 353);

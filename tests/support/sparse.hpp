@@ -50,6 +50,23 @@ lz::csr_matrix<T, I> random_sparse(index_t m, index_t n, double density, std::ui
   return lz::csr_matrix<T, I>::from_triplets(m, n, r, c, v);
 }
 
+// An m × n matrix (n ≥ 5) whose rows 0 and 5 hold n/2 and 4n/5 entries (longer than the sparse
+// kernels' 2048-entry blocks when n = 5000: their sums carry over blocks), the rest random.
+template <class T, class I = std::int32_t>
+lz::csr_matrix<T, I> long_rows(index_t m, index_t n, double density, std::uint64_t seed) {
+  std::mt19937_64 g(seed);
+  std::uniform_real_distribution<double> u(0, 1);
+  std::vector<I> r, c;
+  std::vector<T> v;
+  for (index_t i = 0; i < m; ++i)
+    for (index_t j = 0; j < n; ++j)
+      if ((i == 0 && j % 2 == 0) || (i == 5 && j % 5 != 0) || u(g) < density) {
+        r.push_back(I(i)), c.push_back(I(j));
+        v.push_back(random_value<T>(g));
+      }
+  return lz::csr_matrix<T, I>::from_triplets(m, n, r, c, v);
+}
+
 template <class T, std::size_t R>
 lz::tensor<T, R> random_dense(const lz::shape_t<R>& s, std::uint64_t seed) {
   std::mt19937_64 g(seed);

@@ -206,7 +206,7 @@ class device_exec_sink {
   void sparse(const char* rule, const fusion::sparse_step<V>& g) {
     require_device_element<V>();
     if (g.op == fusion::sparse_op::add || g.op == fusion::sparse_op::multd ||
-        g.op == fusion::sparse_op::summv)
+        g.op == fusion::sparse_op::summv || g.fill.fill)
       throw std::logic_error( // (expr/sparse.hpp refuses device operands to A + D, A * B, A + B)
           "lz: sparse + dense and sparse x sparse are not wired on the device");
     using kernels::blas::order;
@@ -405,7 +405,7 @@ class device_explain_sink : public fusion::explain_sink {
   void sparse(const char* rule, const fusion::sparse_step<V>& g) {
     require_device_element<V>();
     if (g.op == fusion::sparse_op::add || g.op == fusion::sparse_op::multd ||
-        g.op == fusion::sparse_op::summv)
+        g.op == fusion::sparse_op::summv || g.fill.fill)
       throw std::logic_error( // (expr/sparse.hpp refuses device operands to A + D, A * B, A + B)
           "lz: sparse + dense and sparse x sparse are not wired on the device");
     const bool v = g.op == fusion::sparse_op::spmv;

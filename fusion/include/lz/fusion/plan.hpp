@@ -219,12 +219,13 @@ struct sparse_step {
   kernels::blas::trans ts = kernels::blas::trans::none; ///< op(S)
   V a{1}, b{1};                                         ///< summv's coefficients
   kernels::sparse::value_map<V> f{};                    ///< summv's function (null: none)
+  kernels::sparse::value_fill<V> fill{}; ///< spmv/spmm: A's values computed a block at a time
 };
 
 namespace detail_plan {
 std::string describe_sparse(const char* routine, char t, index_t m, index_t n, index_t nnz,
                             index_t k, const std::string& alpha, const std::string& beta,
-                            index_t rsb, index_t rsc, int a, int b, int c);
+                            index_t rsb, index_t rsc, int a, int b, int c, bool filled = false);
 /// The text of a csrmultd step: C (m × n, strides rsc, csc) = alpha·op(A)·op(S) + beta·C.
 std::string describe_sparse_multd(const char* routine, char ta, char ts, index_t m, index_t n,
                                   index_t k, index_t nnza, index_t nnzs, const std::string& alpha,
@@ -537,7 +538,7 @@ class explain_sink {
              detail_plan::blas_name<V>(g.op == sparse_op::spmv ? "csrmv" : "csrmm"), char(g.t),
              g.A.rows, g.A.cols, g.A.nnz, g.k, detail_plan::scalar_text(g.alpha),
              detail_plan::scalar_text(g.beta), g.B.rs, g.C.rs, g.A.from.id, g.B.from.id,
-             g.C.from.id),
+             g.C.from.id, g.fill.fill != nullptr),
          rule);
   }
 
@@ -696,6 +697,11 @@ void exec_sink::sparse(const char*, const sparse_step<V>& g) {
     else if (g.op == sparse_op::summv)
       sp::spmm_sum<V, I>(g.t, A, g.a, g.ts, csr_of(g.S), g.b, g.f, g.k, g.alpha, g.B.ptr, g.B.rs,
                          g.B.cs, g.beta, g.C.ptr, g.C.rs, g.C.cs, g.threads);
+    else if (g.fill.fill && g.op == sparse_op::spmv)
+      sp::spmv_fill<V, I>(A, g.fill, g.alpha, g.B.ptr, g.B.rs, g.beta, g.C.ptr, g.C.rs, g.threads);
+    else if (g.fill.fill)
+      sp::spmm_fill<V, I>(A, g.fill, g.k, g.alpha, g.B.ptr, g.B.rs, g.B.cs, g.beta, g.C.ptr, g.C.rs,
+                          g.C.cs, g.threads);
     else if (g.op == sparse_op::spmv)
       sp::spmv<V, I>(g.t, A, g.alpha, g.B.ptr, g.B.rs, g.beta, g.C.ptr, g.C.rs, g.threads);
     else if (g.op == sparse_op::add)

@@ -3,8 +3,10 @@
 // rules/spmm.hpp) and every rule that lowers product terms (lower_product dispatches here):
 //   - the sparse operand: a leaf's own arrays; a transposed leaf (a CSC view) sets op = T; a
 //     values expression that is c·(the values) (2*A, -A, A/4) folds c into α and reads the
-//     values in place; any other values expression (abs(A), A + A) is ONE loop into a
-//     temporary of nnz values, the pattern read in place;
+//     values in place; any other values expression (abs(A), A + A) is computed inside an SpMV
+//     or SpMM a block of entries at a time (kernels::sparse::spmv_fill: host operands, lazuli's
+//     own functions, op = none), else ONE loop into a temporary of nnz values; the pattern is
+//     read in place;
 //   - the dense operand: scalars and transposes peeled (prepare_operand), an expression
 //     evaluated into a temporary;
 //   - α = coef · the scalars of both sides; β from the caller (the destination folded, or 1
@@ -221,10 +223,103 @@ auto settle_sparse(const E& e, const F& make) {
 
 namespace detail_sparse {
 
+template <class X>
+constexpr bool is_rank1_view = false;
+template <class T>
+constexpr bool is_rank1_view<tensor_view<T, 1>> = true;
+
+// Whether a values expression can be computed a block of entries at a time (values_block): maps
+// over rank-1 views and scalars only, every function lazuli's own (the product writes the
+// destination while it computes them: a user function that throws would leave it half written).
+template <class E>
+constexpr bool fills_by_block() {
+  using X = std::remove_cvref_t<E>;
+  using K = lz::detail::kind_t<X>;
+  if constexpr (std::is_same_v<K, lz::detail::map_kind>)
+    return []<class F, class... A>(const map_expr<F, A...>*) {
+      return fn::never_throws<F> && (true && ... && fills_by_block<A>());
+    }(static_cast<const X*>(nullptr));
+  else
+    return std::is_same_v<K, lz::detail::scalar_kind> || is_rank1_view<X>;
+}
+
+// Entries [k0, k0 + n) of values expression e (fills_by_block), as the same expression over
+// them.
+template <class E>
+auto values_block(const E& e, index_t k0, index_t n) {
+  using X = std::remove_cvref_t<E>;
+  if constexpr (is_rank1_view<X>) {
+    strided_layout<1> l = e.layout();
+    l.extents[0] = n;
+    return X(e.data() + k0 * l.strides[0], l, lz::detail::trusted);
+  } else if constexpr (std::is_same_v<lz::detail::kind_t<X>, lz::detail::map_kind>) {
+    return [&]<class G, class... A>(const map_expr<G, A...>& m) {
+      return [&]<std::size_t... J>(std::index_sequence<J...>) {
+        return map_expr<G, decltype(values_block(lz::detail::get<J>(m.args), k0, n))...>{
+            m.f, {{values_block(lz::detail::get<J>(m.args), k0, n)}...}, shape_t<1>{n}};
+      }
+      (std::index_sequence_for<A...>{});
+    }(e);
+  } else {
+    return e; // a scalar
+  }
+}
+
+// spmv_fill's f: values [k0, k0 + n) of expression E into v (one vector loop on the calling
+// thread; the kernel calls it from its threads, for disjoint blocks).
+template <class V, class E>
+void fill_block(const void* ctx, index_t k0, V* v, index_t n) {
+  const E& e = *static_cast<const E*>(ctx);
+  const strided_layout<1> l = strided_layout<1>::right(shape_t<1>{n});
+  lz::detail::assign_with<lz::detail::assign_op::set>(
+      lz::simd, tensor_view<V, 1>(v, l, lz::detail::trusted), values_block(e, k0, n));
+}
+
+// Whether values expression C of sparse operand S is computed a block at a time (see
+// prepare_sparse_operand).
+template <class V, class S, class C, class Pattern>
+bool fills_block_now(const kernels::sparse::value_fill<V>* fill, const Pattern& p) {
+  if constexpr (space_v<S> == memory_space::host && std::is_same_v<value_t<C>, V> &&
+                fills_by_block<C>())
+    return fill != nullptr && !p.trans;
+  else
+    return false;
+}
+
+// spmv_fill's hint: prefetches entries [k0, k0 + n) of e's arrays (a line at a time; the values
+// arrays of a sparse operand are contiguous: values_expr).
+template <class X>
+void touch_values(const X& e, index_t k0, index_t n);
+template <class G, class... A, std::size_t... J>
+void touch_args(const map_expr<G, A...>& m, std::index_sequence<J...>, index_t k0, index_t n) {
+  (touch_values(lz::detail::get<J>(m.args), k0, n), ...);
+}
+template <class G, class... A>
+void touch_args(const map_expr<G, A...>& m, index_t k0, index_t n) {
+  touch_args(m, std::index_sequence_for<A...>{}, k0, n);
+}
+template <class X>
+void touch_values(const X& e, index_t k0, index_t n) {
+  if constexpr (is_rank1_view<X>) {
+    const char* p = reinterpret_cast<const char*>(e.data() + k0);
+    const char* end = reinterpret_cast<const char*>(e.data() + k0 + n);
+    for (; p < end; p += 64) __builtin_prefetch(p);
+  } else if constexpr (std::is_same_v<lz::detail::kind_t<X>, lz::detail::map_kind>) {
+    touch_args(e, k0, n);
+  }
+}
+template <class E>
+void touch_block(const void* ctx, index_t k0, index_t n) {
+  touch_values(*static_cast<const E*>(ctx), k0, n);
+}
+
 // A sparse operand (a leaf or a values expression) ready for a step.
+// `fill`: the caller (an SpMV or SpMM) can take values computed a block at a time; a values
+// expression that allows it (host, fills_by_block, op(A) = A) is then set there instead of
+// written into a temporary.
 template <class V, class Sink, class P, class S>
-sparse_mat<V> prepare_sparse_operand(Sink& s, const P& pol, const S& a, V& scale,
-                                     const char* rule) {
+sparse_mat<V> prepare_sparse_operand(Sink& s, const P& pol, const S& a, V& scale, const char* rule,
+                                     kernels::sparse::value_fill<V>* fill = nullptr) {
   using I = typename S::index_type;
   const auto& p = a.pattern();
   sparse_mat<V> m;
@@ -245,6 +340,12 @@ sparse_mat<V> prepare_sparse_operand(Sink& s, const P& pol, const S& a, V& scale
                   std::is_same_v<value_t<C>, V>) {
       m.values = core.data();
       m.from = s.origin_of(m.values);
+    } else if (fills_block_now<V, S, C>(fill, p)) {
+      if (s.noting())
+        s.note({rule, ": the sparse operand's values are an expression: computed inside the "
+                      "product a block of 2048 entries at a time, the pattern read in place (no "
+                      "temporary)"});
+      *fill = {&core, &fill_block<V, C>, &touch_block<C>};
     } else {
       if (s.noting())
         s.note({rule, ": the sparse operand's values are an expression; one loop writes them (",
@@ -262,14 +363,15 @@ sparse_mat<V> prepare_sparse_operand(Sink& s, const P& pol, const S& a, V& scale
 
 /// The sparse operand of a product, ready for a step; its scalar factor goes into `scale`.
 template <class V, class Sink, class P, class S>
-sparse_mat<V> prepare_sparse(Sink& s, const P& pol, const S& a, V& scale, const char* rule) {
+sparse_mat<V> prepare_sparse(Sink& s, const P& pol, const S& a, V& scale, const char* rule,
+                             kernels::sparse::value_fill<V>* fill = nullptr) {
   if constexpr (computed_sparse<S>) {
     static_assert(lz::detail::dependent_false<S>,
                   "lz: a sparse sum or product as the operand of this node: assign it to an "
                   "lz::csr_matrix first (its pattern is computed at assignment)");
     return {};
   } else {
-    return prepare_sparse_operand<V>(s, pol, a, scale, rule);
+    return prepare_sparse_operand<V>(s, pol, a, scale, rule, fill);
   }
 }
 
@@ -342,9 +444,11 @@ void lower_spmul(Sink& s, const P& pol, const char* rule, const M& prod, const m
     g.k = C.cols;
     s.sparse(rule, g);
   } else {
-    g.A = detail_sparse::prepare_sparse<V>(s, pol, prod.lhs, scale, rule);
+    constexpr bool scatter = is_sparse_identity_v<std::remove_cvref_t<decltype(prod.rhs)>>;
+    g.A = detail_sparse::prepare_sparse<V>(s, pol, prod.lhs, scale, rule,
+                                           scatter ? nullptr : &g.fill);
     g.t = op_of(g.A);
-    if constexpr (is_sparse_identity_v<std::remove_cvref_t<decltype(prod.rhs)>>) {
+    if constexpr (scatter) {
       // A + D: op(A)·I is op(A) itself, added into C (a scatter of the stored entries).
       g.op = sparse_op::add;
       g.alpha = scale;

@@ -49,6 +49,38 @@ struct value_map {
   void (*apply)(const void* ctx, V* v, index_t n) = nullptr;
 };
 
+/// Values computed on demand: `fill(ctx, k0, v, n)` writes the values of entries [k0, k0 + n) (as
+/// the kernels index A.values: row_ptr offsets) into v[0..n) (the caller's elementwise
+/// expression over its own arrays, run on the calling thread or on one of lazuli's; it may be
+/// called from several threads at once, for disjoint entries and into disjoint buffers).
+template <class V>
+struct value_fill {
+  const void* ctx = nullptr;
+  void (*fill)(const void* ctx, index_t k0, V* v, index_t n) = nullptr;
+  /// Optional (may be null): a hint that entries [k0, k0 + n) are filled soon (it prefetches the
+  /// arrays fill reads them from; never reads them).
+  void (*touch)(const void* ctx, index_t k0, index_t n) = nullptr;
+};
+
+/// y = alpha·F·x + beta·y for the matrix F with A's pattern whose values `f` computes (A.values
+/// is not read): each thread has f write its rows' values into a buffer of its own, a block of at
+/// most 2048 entries at a time, and sums each row against x (A's column indices read in place),
+/// so F's values never exist whole (`y = abs(A) * x` reads A once and writes no temporary). A row
+/// longer than a block is cut at fixed multiples of 2048 from its start; each y element is one
+/// sum in column order whatever the threads: the result does not depend on the thread count.
+/// Recorded and traced as spmv ("dcsrmv", op = none; "values=f" in the trace). beta == 0 never
+/// reads y. An exception from f propagates; y's elements are then each old or new. @pre x and y
+/// do not overlap.
+template <class V, class I>
+void spmv_fill(const csr<V, I>& A, value_fill<V> f, V alpha, const V* x, index_t incx, V beta, V* y,
+               index_t incy, bool threads);
+
+/// Y = alpha·F·X + beta·Y: spmv_fill for a dense X (A.cols × k) and Y (A.rows × k), any signed
+/// strides; recorded and traced as spmm ("dcsrmm"). @pre X and Y do not overlap.
+template <class V, class I>
+void spmm_fill(const csr<V, I>& A, value_fill<V> f, index_t k, V alpha, const V* X, index_t rsx,
+               index_t csx, V beta, V* Y, index_t rsy, index_t csy, bool threads);
+
 /// y = alpha·f(a·op(A) + b·op(B))·x + beta·y for two sparse matrices of one shape (op(A).rows ×
 /// op(A).cols) without forming their sum: each thread merges its rows of op(A) and op(B) (sorted
 /// columns), a block of at most 2048 entries at a time, into a buffer of its own (an entry in
