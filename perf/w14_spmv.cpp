@@ -769,6 +769,19 @@ void values_case(const char* title, csr_arrays& a, int rounds) {
   measure(w, rounds, true, 1);
   std::printf("  %s: Y = abs(A) * X, %td columns; 1 thread (thread CPU time):\n", title, k);
   print_rows(w);
+  // Two threads (wall time) against the calling thread only.
+  lz_perf::use_threads(2);
+  std::vector<variant> two;
+  two.push_back({"lazuli y = abs(A) * x, 2 threads", v[0].run, nullptr, {}, {}});
+  two.push_back({"lazuli, lz::seq (calling thread only)",
+               [&] { lz::assign(lz::seq, y, lz::abs(As) * x); },
+               nullptr,
+               {},
+               {}});
+  measure(two, rounds, false, 1);
+  std::printf("  %s: y = abs(A) * x, 2 threads (wall time):\n", title);
+  print_rows(two);
+  std::printf("    lazuli speed-up, 2 threads over 1: %.2fx\n", median(two[1].ratio));
 }
 
 } // namespace
