@@ -11,7 +11,9 @@
 // cols and k, never the threads or the `threads` flag, see transpose_blocks), block 0 adds into the
 // (scaled) output, every other block into a zeroed buffer of its own, and the buffers are then
 // added to the output in block order: y = ((β·y + s₀) + s₁) + ... whether the blocks ran on one
-// thread (reusing one buffer) or on several.
+// thread (reusing one buffer) or on several. A product whose values a callback computes
+// (spmv_fill, spmm_fill) sums each whole row as a stored matrix's, and a row longer than its
+// 2048-entry blocks in pieces from the row's start, added in order: again whatever the threads.
 #include "../blas/trace.hpp"
 #include "common.hpp"
 
