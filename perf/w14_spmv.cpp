@@ -774,10 +774,10 @@ void values_case(const char* title, csr_arrays& a, int rounds) {
   std::vector<variant> two;
   two.push_back({"lazuli y = abs(A) * x, 2 threads", v[0].run, nullptr, {}, {}});
   two.push_back({"lazuli, lz::seq (calling thread only)",
-               [&] { lz::assign(lz::seq, y, lz::abs(As) * x); },
-               nullptr,
-               {},
-               {}});
+                 [&] { lz::assign(lz::seq, y, lz::abs(As) * x); },
+                 nullptr,
+                 {},
+                 {}});
   measure(two, rounds, false, 1);
   std::printf("  %s: y = abs(A) * x, 2 threads (wall time):\n", title);
   print_rows(two);
