@@ -571,9 +571,10 @@ LZ_INLINE bool dense(const detail::operand& d, int rank, const index_t* e) {
 // The contiguous fast path applies: the destination is one dense block and every operand is
 // addressed exactly as it, apart from it or at the same position; p gets their pointers. Rank 1
 // is tested apart (the fixed cost of a small assignment: W1 n=1e3).
+template <bool Vector = false>
 LZ_INLINE bool flat(const map_call& c, index_t n, char** p) {
   const detail::operand& d = c.ops[0];
-  const bool one = c.info->rank == 1;
+  const bool one = Vector || c.info->rank == 1;
   if (one ? !(n == 1 || d.strides[0] == 1) : !dense(d, c.info->rank, c.extents)) return false;
   const char* d0 = d.ptr;
   const char* d1 = d0 + n * d.esize;
@@ -599,12 +600,17 @@ LZ_INLINE int flat_threads(const map_call& c, index_t n, const tuning& t) {
   return n * c.info->cost >= limit ? std::max(num_threads(), 1) : 1;
 }
 
-// The fast path on hw threads: chunks of whole batches. Out of line (as is the general path):
-// the one-thread path keeps a small frame (the fixed cost of a small assignment).
-LZ_NOINLINE void run_flat_threads(const map_call& c, index_t n, char* const* p, int hw,
-                                  bool stream) {
+// The fast path when it may use threads (flat_threads decides): on hw threads, chunks of whole
+// batches. Out of line (as is the general path): the one-thread path keeps a small frame and
+// reads no thread count (the fixed cost of a small assignment).
+LZ_NOINLINE void run_flat_threads(const map_call& c, index_t n, char* const* p, bool stream) {
   const int count = c.info->count;
   const index_t es = c.ops[0].esize;
+  const int hw = flat_threads(c, n, thresholds());
+  if (hw <= 1) {
+    run_kernel(c.info->k, c.tree, count, p, zeros, 1, n, es, stream);
+    return;
+  }
   index_t chunk = (n / (8 * index_t(hw)) + 255) / 256 * 256; // ~8 items per thread
   if (chunk < 256) chunk = 256;
   parallel_for(n, chunk, [&](index_t b, index_t e) {
@@ -615,15 +621,14 @@ LZ_NOINLINE void run_flat_threads(const map_call& c, index_t n, char* const* p, 
 }
 
 LZ_INLINE void run_flat(const map_call& c, index_t n, char* const* p) {
-  const int count = c.info->count;
+  const map_info& info = *c.info;
   const index_t es = c.ops[0].esize;
-  const tuning& t = thresholds();
-  const bool stream = t.stream_bytes > 0 && n * es >= t.stream_bytes;
-  const int hw = flat_threads(c, n, t);
-  if (hw <= 1)
-    run_kernel(c.info->k, c.tree, count, p, zeros, 1, n, es, stream);
+  const index_t sb = thresholds().stream_bytes.get();
+  const bool stream = sb > 0 && n * es >= sb;
+  if (info.threads && n * info.cost >= min_parallel_work) // flat_threads' floor
+    run_flat_threads(c, n, p, stream);
   else
-    run_flat_threads(c, n, p, hw, stream);
+    run_kernel(info.k, c.tree, info.count, p, zeros, 1, n, es, stream);
 }
 
 // src into dst (same element size) over the loop's dims: one copy loop, threads and all.
@@ -640,7 +645,7 @@ void copy_operand(const detail::operand& dst, const detail::operand& src, int ra
 // A leaf reads the destination at another position (A = transpose(A) + B): the loop writes a
 // fresh dense temporary (holding the destination's values first when the kernel reads them),
 // which is then copied into the destination at the same positions.
-void run_via_temporary(const map_call& c) {
+void run_via_temporary(const map_call& c, const loop_options& opt) {
   const detail::operand d = c.ops[0];
   const index_t n = product(c.info->rank, c.extents);
   struct buffer {
@@ -656,33 +661,34 @@ void run_via_temporary(const map_call& c) {
     t.strides[k] = x;
     x *= c.extents[k];
   }
-  if (c.info->k.reads_dst) copy_operand(t, d, c.info->rank, c.extents, c.opt);
+  if (c.info->k.reads_dst) copy_operand(t, d, c.info->rank, c.extents, opt);
   c.ops[0] = t;
-  const loop_plan p = plan_loop(c.info->rank, c.extents, c.info->count, c.ops, c.opt);
+  const loop_plan p = plan_loop(c.info->rank, c.extents, c.info->count, c.ops, opt);
   run_loop(p, c.info->k, c.tree);
-  copy_operand(d, t, c.info->rank, c.extents, c.opt);
+  copy_operand(d, t, c.info->rank, c.extents, opt);
 }
 
-// The loop options of a call, from its policy and lz::thresholds().
-map_call with_options(const map_call& in) {
-  map_call c = in;
+// The loop options of a call, from its policy and lz::thresholds() (the fast path needs none).
+loop_options options_of(const map_call& c) {
   const tuning& t = thresholds();
-  c.opt.threads = c.info->threads;
-  c.opt.parallel_work = c.info->automatic ? t.parallel_work.get() : 0;
-  c.opt.cost = c.info->cost;
-  c.opt.tile = t.tile;
-  c.opt.stream_bytes = c.info->k.can_stream ? t.stream_bytes.get() : 0;
-  return c;
+  loop_options o;
+  o.threads = c.info->threads;
+  o.parallel_work = c.info->automatic ? t.parallel_work.get() : 0;
+  o.cost = c.info->cost;
+  o.tile = t.tile;
+  o.stream_bytes = c.info->k.can_stream ? t.stream_bytes.get() : 0;
+  return o;
 }
 
-// The general path: aliasing, planning, packing (options filled).
-void run_general(const map_call& c) {
+// The general path: aliasing, planning, packing. Out of line: the fast path's frame stays small.
+LZ_NOINLINE void run_general(const map_call& c) {
+  const loop_options opt = options_of(c);
   if (reads_destination_elsewhere(c.ops[0], c.ops + 1, c.info->count - 1, c.info->rank,
                                   c.extents)) {
-    run_via_temporary(c);
+    run_via_temporary(c, opt);
     return;
   }
-  const loop_plan p = plan_loop(c.info->rank, c.extents, c.info->count, c.ops, c.opt);
+  const loop_plan p = plan_loop(c.info->rank, c.extents, c.info->count, c.ops, opt);
   run_loop(p, c.info->k, c.tree);
 }
 
@@ -699,8 +705,6 @@ void run_loop(const loop_plan& p, const map_kernel& k, const void* ctx) {
     run_items(&rc, 0, p.items);
 }
 
-LZ_NOINLINE void run_general_of(const map_call& c) { run_general(with_options(c)); }
-
 // The fast path needs no options (the fixed cost of a small assignment: W1 n=1e3).
 LZ_INLINE void run_map_now(const map_call& c) {
   const index_t n = c.info->rank == 1 ? c.extents[0] : product(c.info->rank, c.extents);
@@ -709,7 +713,7 @@ LZ_INLINE void run_map_now(const map_call& c) {
   if (flat(c, n, p))
     run_flat(c, n, p);
   else
-    run_general_of(c);
+    run_general(c);
 }
 
 // run_map under LZ_LOG=loop: the line, with the time the loop took.
@@ -726,6 +730,17 @@ void run_map(const map_call& c) {
     run_map_logged(c);
   else
     run_map_now(c);
+}
+
+void run_map_vector(const map_call& c) {
+  const index_t n = c.extents[0];
+  if (LZ_UNLIKELY(logging::on(logging::loop))) return run_map_logged(c);
+  if (n == 0) return;
+  char* p[vector_operands];
+  if (flat<true>(c, n, p))
+    run_flat(c, n, p);
+  else
+    run_general(c);
 }
 
 std::string describe(const loop_plan& p, int simd_width) {
@@ -750,8 +765,8 @@ std::string describe(const loop_plan& p, int simd_width) {
   return s;
 }
 
-std::string describe_map(const map_call& call, const std::string& dst_name, bool* aliased) {
-  const map_call c = with_options(call);
+std::string describe_map(const map_call& c, const std::string& dst_name, bool* aliased) {
+  const loop_options opt = options_of(c);
   std::string s = "loop " + dst_name + " " + c.info->op + " f(" +
                   std::to_string(c.info->count - 1) + " operands): ";
   const index_t n = product(c.info->rank, c.extents);
@@ -767,11 +782,11 @@ std::string describe_map(const map_call& call, const std::string& dst_name, bool
     std::vector<detail::operand> ops(c.ops, c.ops + c.info->count); // planning rewrites operands
     via_temp = reads_destination_elsewhere(ops[0], ops.data() + 1, c.info->count - 1, c.info->rank,
                                            c.extents);
-    const loop_plan p = plan_loop(c.info->rank, c.extents, c.info->count, ops.data(), c.opt);
+    const loop_plan p = plan_loop(c.info->rank, c.extents, c.info->count, ops.data(), opt);
     s += describe(p, c.info->k.simd_width);
   }
   if (aliased) *aliased = via_temp;
-  s += ", cost " + std::to_string(c.opt.cost) + "/element";
+  s += ", cost " + std::to_string(opt.cost) + "/element";
   if (via_temp)
     s += " into the temporary, then copied into " + dst_name +
          " (an operand reads it at other positions)";

@@ -550,11 +550,13 @@ BOOST_AUTO_TEST_CASE(tails_updates_and_same_position_aliasing_match_the_referenc
 
 BOOST_AUTO_TEST_CASE(
     one_dimensional_loops_run_flat_only_when_every_operand_is_contiguous_and_apart) {
-  // run_map tests rank 1 apart from the general dense test (the fixed cost of a small
-  // assignment). z = x + y + 1 on n doubles of one buffer, operands placed by (offset, stride):
-  // the flat path (one call over the row) only for a contiguous destination and operands
-  // addressed as it, apart from it or at its position; otherwise the planned loop, through a
-  // temporary where an operand reads the destination elsewhere. Values checked either way.
+  // run_map tests rank 1 apart from the general dense test, and run_map_vector (the entry
+  // vector trees take) is rank 1 alone (the fixed cost of a small assignment): both make the
+  // same decisions. z = x + y + 1 on n doubles of one buffer, operands placed by (offset,
+  // stride): the flat path (one call over the row) only for a contiguous destination and
+  // operands addressed as it, apart from it or at its position; otherwise the planned loop,
+  // through a temporary where an operand reads the destination elsewhere. Values checked
+  // either way.
   namespace cpu = lz::kernels::cpu;
   tuning_guard guard;
   lz::set_num_threads(1);
@@ -577,47 +579,55 @@ BOOST_AUTO_TEST_CASE(
       {1, {0, 5}, {100, 7}, {200, 1}, true, false},   // one element: strides do not matter
       {0, {0, 1}, {0, 1}, {200, 1}, true, false},     // empty
   };
-  for (const case_& t : cases) {
-    std::vector<double> buf(400);
-    for (std::size_t i = 0; i < buf.size(); ++i) buf[i] = 100.0 + double(i);
-    const std::vector<double> before = buf;
-    auto at = [&](const std::vector<double>& v, placed p, lz::index_t i) {
-      return v[std::size_t(p.off + i * p.stride)];
-    };
-    lz::detail::operand ops[3];
-    const placed where[3] = {t.z, t.x, t.y};
-    for (int j = 0; j < 3; ++j) {
-      ops[j].ptr = reinterpret_cast<char*>(buf.data() + where[j].off);
-      ops[j].esize = 8;
-      ops[j].strides[0] = where[j].stride;
-    }
-    cpu::map_info info;
-    info.k = {&add_one_kernel, 8, false, false};
-    info.count = 3;
-    info.rank = 1;
-    kernel_log log;
-    cpu::map_call c;
-    c.info = &info;
-    c.tree = &log;
-    c.ops = ops;
-    c.extents = &t.n;
-    bool aliased = false;
-    const std::string text = cpu::describe_map(c, "z", &aliased);
-    BOOST_TEST_CONTEXT("n=" << t.n << " z@" << t.z.off << "/" << t.z.stride << " x@" << t.x.off
-                            << "/" << t.x.stride << " y@" << t.y.off << "/" << t.y.stride << ": "
-                            << text) {
-      BOOST_TEST((text.find("flat ") != std::string::npos) == t.flat);
-      BOOST_TEST(aliased == t.via_temp);
-      cpu::run_map(c);
-      for (lz::index_t i = 0; i < t.n; ++i)
-        BOOST_TEST(at(buf, t.z, i) == at(before, t.x, i) + at(before, t.y, i) + 1.0);
-      for (std::size_t i = 0; i < buf.size(); ++i) { // nothing else written
-        const auto d = lz::index_t(i) - t.z.off;
-        const bool in_z = d >= 0 && d % t.z.stride == 0 && d / t.z.stride < t.n;
-        if (!in_z && buf[i] != before[i]) BOOST_ERROR("element " << i << " written");
+  for (auto entry : {&cpu::run_map, &cpu::run_map_vector})
+    for (const case_& t : cases) {
+      std::vector<double> buf(400);
+      for (std::size_t i = 0; i < buf.size(); ++i) buf[i] = 100.0 + double(i);
+      const std::vector<double> before = buf;
+      auto at = [&](const std::vector<double>& v, placed p, lz::index_t i) {
+        return v[std::size_t(p.off + i * p.stride)];
+      };
+      lz::detail::operand ops[3];
+      const placed where[3] = {t.z, t.x, t.y};
+      for (int j = 0; j < 3; ++j) {
+        ops[j].ptr = reinterpret_cast<char*>(buf.data() + where[j].off);
+        ops[j].esize = 8;
+        ops[j].strides[0] = where[j].stride;
+      }
+      cpu::map_info info;
+      info.k = {&add_one_kernel, 8, false, false};
+      info.count = 3;
+      info.rank = 1;
+      kernel_log log;
+      cpu::map_call c;
+      c.info = &info;
+      c.tree = &log;
+      c.ops = ops;
+      c.extents = &t.n;
+      bool aliased = false;
+      const std::string text = cpu::describe_map(c, "z", &aliased);
+      BOOST_TEST_CONTEXT((entry == &cpu::run_map ? "run_map" : "run_map_vector")
+                         << " n=" << t.n << " z@" << t.z.off << "/" << t.z.stride << " x@"
+                         << t.x.off << "/" << t.x.stride << " y@" << t.y.off << "/" << t.y.stride
+                         << ": " << text) {
+        BOOST_TEST((text.find("flat ") != std::string::npos) == t.flat);
+        BOOST_TEST(aliased == t.via_temp);
+        entry(c);
+        // the flat path: one kernel call over the row's whole batches (of 8), one for its tail
+        if (t.flat) {
+          const lz::index_t whole = t.n / 8 * 8;
+          BOOST_TEST(log.sizes.size() == std::size_t(whole > 0) + std::size_t(t.n > whole));
+          if (whole > 0) BOOST_TEST(log.sizes.front() == whole);
+        }
+        for (lz::index_t i = 0; i < t.n; ++i)
+          BOOST_TEST(at(buf, t.z, i) == at(before, t.x, i) + at(before, t.y, i) + 1.0);
+        for (std::size_t i = 0; i < buf.size(); ++i) { // nothing else written
+          const auto d = lz::index_t(i) - t.z.off;
+          const bool in_z = d >= 0 && d % t.z.stride == 0 && d / t.z.stride < t.n;
+          if (!in_z && buf[i] != before[i]) BOOST_ERROR("element " << i << " written");
+        }
       }
     }
-  }
 }
 
 BOOST_AUTO_TEST_CASE(cheap_trees_run_narrow_batches_and_expensive_trees_the_widest) {
@@ -658,5 +668,50 @@ BOOST_AUTO_TEST_CASE(cheap_trees_run_narrow_batches_and_expensive_trees_the_wide
     check_same(z, lz_test::reference(a + b - 0.5));
     w = lz::sin(a) * b;
     BOOST_TEST(lz_test::max_ulp(w, lz_test::reference(lz::sin(a) * b)) <= 4.0);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(vector_trees_wider_than_the_vector_entry_match_the_reference) {
+  // A vector tree of at most kernels::cpu::vector_operands operands goes to run_map_vector,
+  // a wider one to run_map (fusion/rules/map.hpp): both sides of the bound, contiguous,
+  // strided, and reading the destination at its own and at another position.
+  namespace cpu = lz::kernels::cpu;
+  std::mt19937_64 g(5);
+  const lz::index_t n = 203;
+  std::vector<lz::tensor<double, 1>> v;
+  for (int i = 0; i < 16; ++i) v.push_back(random_vector<double>(2 * n + 1, g()));
+  auto c = [&](int i) { return lz::slice(v[std::size_t(i)], lz::range(0, n)); };
+  auto s = [&](int i) { return lz::slice(v[std::size_t(i)], lz::range(0, 2 * n, 2)); };
+  auto first14 = [&](auto x) {
+    return x(0) + x(1) - x(2) + x(3) + x(4) - x(5) + x(6) + x(7) + x(8) - x(9) + x(10) + x(11) +
+           x(12) - x(13);
+  };
+  auto narrow = [&](auto x) { return first14(x) + x(14); }; // 16 operands with the destination
+  auto wide = [&](auto x) { return narrow(x) + x(15); };
+  static_assert(1 + lz::detail::leaf_count_v<decltype(narrow(c))> == cpu::vector_operands);
+  static_assert(1 + lz::detail::leaf_count_v<decltype(wide(c))> == cpu::vector_operands + 1);
+  lz::tensor<double, 1> z(n);
+  z = narrow(c);
+  check_same(z, lz_test::reference(narrow(c)));
+  z = wide(c);
+  check_same(z, lz_test::reference(wide(c)));
+  z = narrow(s);
+  check_same(z, lz_test::reference(narrow(s)));
+  z = wide(s);
+  check_same(z, lz_test::reference(wide(s)));
+  // the destination among the leaves (one more operand): at its own position (flat), then one
+  // element on (through a temporary); each side of the bound
+  static_assert(1 + lz::detail::leaf_count_v<decltype(first14(c) - c(0))> == cpu::vector_operands);
+  for (int shift : {0, 1}) {
+    const lz::tensor<double, 1> before = lz_test::reference(v[0]);
+    auto at = [&](auto& t) { return lz::slice(t, lz::range(shift, n + shift)); };
+    const lz::tensor<double, 1> want_wide = lz_test::reference(narrow(c) - at(before));
+    const lz::tensor<double, 1> want_narrow = lz_test::reference(first14(c) - at(before));
+    at(v[0]) = narrow(c) - at(v[0]);
+    check_same(at(v[0]), want_wide);
+    v[0] = before;
+    at(v[0]) = first14(c) - at(v[0]);
+    check_same(at(v[0]), want_narrow);
+    v[0] = before;
   }
 }

@@ -79,7 +79,11 @@ void run_map(const P& pol, tensor_view<T, R> dst, const E& e) {
   std::array<detail::operand, 1 + detail::leaf_count_v<E>> ops; // (strides past R unset)
   detail_map::fill_operands(pol, dst, e, ops, temps);
   const auto k = kernels::cpu::skeleton(e);
-  kernels::cpu::run_map(detail_map::map_call_for<Op, P, T, R, E>(dst, k, ops.data()));
+  const auto call = detail_map::map_call_for<Op, P, T, R, E>(dst, k, ops.data());
+  if constexpr (R == 1 && 1 + detail::leaf_count_v<E> <= kernels::cpu::vector_operands)
+    kernels::cpu::run_map_vector(call);
+  else
+    kernels::cpu::run_map(call);
 }
 
 /// Explain text of run_map's decisions (no memory is touched; opaque nodes were lowered first).

@@ -112,13 +112,18 @@ struct map_call {
   const void* tree = nullptr;
   detail::operand* ops = nullptr;   ///< ops[0]: destination; rewritten by planning
   const index_t* extents = nullptr; ///< the destination's
-  loop_options opt;                 ///< filled from info and lz::thresholds() by run_map
 };
 
 /// Runs dst ⊕= tree: the fast path (every leaf addressed as the destination, which is a dense
 /// block, and apart from it or at the same position) calls the kernel over one flat row; otherwise
 /// plan_loop/run_loop, through a temporary when a leaf reads the destination at another position.
 void run_map(const map_call& c);
+/// Most operands (destination included) of a run_map_vector call.
+inline constexpr int vector_operands = 16;
+/// run_map for a rank-1 call of at most vector_operands operands, chosen at compile time by
+/// the caller: the same decisions, in a frame small enough for the fixed cost of a small vector
+/// assignment (docs/decisions/small-assignment-fixed-cost.md).
+void run_map_vector(const map_call& c);
 
 /// What run_map would do, as one line for explain (the destination called dst_name); sets
 /// *aliased when it would go through a temporary. Plans on a copy: c is not modified.
