@@ -705,7 +705,8 @@ void computed_case(csr_arrays& a, csr_arrays& b, int rounds) {
 // once, no temporary) — against the plan before it (ONE loop writing the nnz values into a
 // temporary, then the product over the pattern in place: here t = abs(values), y = (A's pattern
 // with t) * x) and Eigen (`ye = Ae.cwiseAbs() * xe`: the product reads the expression's
-// iterator); one thread, thread CPU time. Results checked equal first.
+// iterator); transposed too (`abs(A)ᵀ x`: the blocks scattered; Eigen's
+// `Ae.cwiseAbs().transpose() * xe`); one thread, thread CPU time. Results checked equal first.
 void values_case(const char* title, csr_arrays& a, int rounds) {
   const auto As = a.operand();
   const index_t n = a.rows;
@@ -732,9 +733,26 @@ void values_case(const char* title, csr_arrays& a, int rounds) {
                nullptr,
                {},
                {}});
-  for (auto* s : {&v, &w})
+  // Transposed: the blocks scattered (y = abs(A)ᵀ x).
+  lz::vector<double> yt(a.cols), yt2(a.cols);
+  std::vector<variant> tv;
+  tv.push_back(
+      {"lazuli y = abs(A)ᵀ * x", [&] { yt = lz::abs(lz::transpose(As)) * x; }, nullptr, {}, {}});
+  lz::vector<double> yt3(a.cols);
+  tv.push_back({"lazuli y = Aᵀ * x (A's own values)",
+                [&] { yt3 = lz::transpose(As) * x; },
+                nullptr,
+                {},
+                {}});
+  tv.push_back({"lazuli t = abs(values); y = Tᵀ * x",
+                [&] { t = lz::abs(As.values()), yt2 = lz::transpose(Ts) * x; },
+                nullptr,
+                {},
+                {}});
+  for (auto* s : {&v, &w, &tv})
     for (auto& z : *s) z.run();
   double worst = std::max(double(lz::max(lz::abs(y - y2))), double(lz::max(lz::abs(Y - Y2))));
+  worst = std::max(worst, double(lz::max(lz::abs(yt - yt2))));
 #if LZ_HAVE_EIGEN
   using dense = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   const auto Ae = eigen_map(a);
@@ -752,7 +770,23 @@ void values_case(const char* title, csr_arrays& a, int rounds) {
                nullptr,
                {},
                {}});
-  v.back().run(), w.back().run();
+  Eigen::VectorXd yte(a.cols), yte2(a.cols);
+  tv.push_back({"Eigen ye = Ae.transpose() * xe",
+                [&] { yte2.noalias() = Ae.transpose() * xe; },
+                nullptr,
+                {},
+                {}});
+  tv.back().run();
+  tv.push_back({"Eigen ye = Ae.cwiseAbs().transpose() * xe",
+                [&] { yte.noalias() = Ae.cwiseAbs().transpose() * xe; },
+                nullptr,
+                {},
+                {}});
+  v.back().run(), w.back().run(), tv.back().run();
+  worst = std::max(
+      worst, (yte2 - Eigen::Map<const Eigen::VectorXd>(yt3.data(), a.cols)).cwiseAbs().maxCoeff());
+  worst = std::max(
+      worst, (yte - Eigen::Map<const Eigen::VectorXd>(yt.data(), a.cols)).cwiseAbs().maxCoeff());
   worst =
       std::max(worst, (ye - Eigen::Map<const Eigen::VectorXd>(y.data(), n)).cwiseAbs().maxCoeff());
   worst = std::max(worst, (Ye - Eigen::Map<const dense>(Y.data(), n, k)).cwiseAbs().maxCoeff());
@@ -769,6 +803,9 @@ void values_case(const char* title, csr_arrays& a, int rounds) {
   measure(w, rounds, true, 1);
   std::printf("  %s: Y = abs(A) * X, %td columns; 1 thread (thread CPU time):\n", title, k);
   print_rows(w);
+  measure(tv, rounds, true, 1);
+  std::printf("  %s: y = abs(A)ᵀ * x; 1 thread (thread CPU time):\n", title);
+  print_rows(tv);
   // Two threads (wall time) against the calling thread only.
   lz_perf::use_threads(2);
   std::vector<variant> two;

@@ -9,11 +9,12 @@
 // rows, so the result does not depend on how many there are. op(A) = Aᵀ or Aᴴ scatters rows of A
 // into the output: the rows are cut into a number of blocks that depends only on the matrix (nnz,
 // cols and k, never the threads or the `threads` flag, see transpose_blocks), block 0 adds into the
-// (scaled) output, every other block into a zeroed buffer of its own, and the buffers are then
-// added to the output in block order: y = ((β·y + s₀) + s₁) + ... whether the blocks ran on one
-// thread (reusing one buffer) or on several. A product whose values a callback computes
-// (spmv_fill, spmm_fill) sums each whole row as a stored matrix's, and a row longer than its
-// 2048-entry blocks in pieces from the row's start, added in order: again whatever the threads.
+// (scaled) output, every other block into a zeroed buffer of its own (over the output rows it
+// touches), and the buffers are then added to the output in block order: y = ((β·y + s₀) + s₁)
+// + ... whether the blocks ran on one thread (reusing one buffer) or on several. A product
+// whose values a callback computes (spmv_fill, spmm_fill) sums each whole row as a stored
+// matrix's, and a row longer than its 2048-entry blocks in pieces from the row's start, added
+// in order, or scatters its blocks as above: again whatever the threads.
 #include "../blas/trace.hpp"
 #include "common.hpp"
 
@@ -249,10 +250,10 @@ index_t transpose_blocks(index_t rows, index_t cols, index_t nnz, index_t k) {
 }
 
 // Out[c_k, :] += (alpha·X[i, :])·v_k for rows [r0, r1); X's row i at X + i·rsx (stride csx),
-// Out's row j at Out + j·rso (stride cso); k columns.
+// Out's row j at Out + (j - lo)·rso (stride cso: Out holds the output rows from lo on); k columns.
 template <bool Conj, class V, class I>
 void scatter_rows(const csr<V, I>& A, index_t r0, index_t r1, index_t k, V alpha, const V* X,
-                  index_t rsx, index_t csx, V* Out, index_t rso, index_t cso) {
+                  index_t rsx, index_t csx, V* Out, index_t rso, index_t cso, index_t lo) {
   const I* rp = A.row_ptr;
   const I* ci = A.col_idx;
   const V* va = A.values;
@@ -260,7 +261,7 @@ void scatter_rows(const csr<V, I>& A, index_t r0, index_t r1, index_t k, V alpha
     for (index_t i = r0; i < r1; ++i) {
       const V ax = mul(alpha, X[i * rsx]);
       for (index_t p = rp[i], e = rp[i + 1]; p < e; ++p) {
-        V* o = Out + index_t(ci[p]) * rso;
+        V* o = Out + (index_t(ci[p]) - lo) * rso;
         *o = madd(*o, ax, ld<Conj>(va, p));
       }
     }
@@ -271,7 +272,7 @@ void scatter_rows(const csr<V, I>& A, index_t r0, index_t r1, index_t k, V alpha
     for (index_t j = 0; j < k; ++j) ax[std::size_t(j)] = mul(alpha, X[i * rsx + j * csx]);
     for (index_t p = rp[i], e = rp[i + 1]; p < e; ++p) {
       const V a = ld<Conj>(va, p);
-      V* o = Out + index_t(ci[p]) * rso;
+      V* o = Out + (index_t(ci[p]) - lo) * rso;
       if (cso == 1)
         for (index_t j = 0; j < k; ++j) o[j] = madd(o[j], ax[std::size_t(j)], a);
       else
@@ -280,62 +281,100 @@ void scatter_rows(const csr<V, I>& A, index_t r0, index_t r1, index_t k, V alpha
   }
 }
 
-// Out (A.cols × k at (rso, cso)) = beta·Out + alpha·op(A)·X for op a transpose.
-template <bool Conj, class V, class I>
-void scatter(const csr<V, I>& A, index_t k, V alpha, const V* X, index_t rsx, index_t csx, V beta,
-             V* Out, index_t rso, index_t cso, bool threads) {
+// The output rows A's rows [r0, r1) add into: [lo, hi) from each row's first and last column
+// (columns are sorted within rows); none: lo = hi.
+template <class V, class I>
+void touched_rows(const csr<V, I>& A, index_t r0, index_t r1, index_t& lo, index_t& hi) {
+  lo = A.cols, hi = 0;
+  for (index_t i = r0; i < r1; ++i) {
+    const index_t b = A.row_ptr[i], e = A.row_ptr[i + 1];
+    if (b == e) continue;
+    lo = std::min<index_t>(lo, A.col_idx[b]);
+    hi = std::max<index_t>(hi, index_t(A.col_idx[e - 1]) + 1);
+  }
+  if (lo >= hi) lo = hi = 0;
+}
+
+// Out (A.cols × k at (rso, cso)) = beta·Out + (the scatter of A's rows): rows(r0, r1, O, ro, co,
+// lo) adds the products of A's rows [r0, r1) into O (output row j at O + (j - lo)·ro, stride co),
+// over the blocks of transpose_blocks: block 0 into Out, every other one into a zeroed buffer
+// spanning only the output rows its rows touch (a band: W14's Laplacian transposed took 2.4x
+// Eigen's time on one thread with buffers of every output row), added into Out in block order,
+// whatever the threads.
+template <class V, class I, class Rows>
+void scatter_blocks(const csr<V, I>& A, index_t k, V beta, V* Out, index_t rso, index_t cso,
+                    bool threads, const Rows& rows) {
   const index_t blocks = transpose_blocks(A.rows, A.cols, A.nnz, k);
   const index_t cols = A.cols;
   if (blocks == 1) {
     scale_mat(cols, k, beta, Out, rso, cso);
-    scatter_rows<Conj>(A, 0, A.rows, k, alpha, X, rsx, csx, Out, rso, cso);
+    rows(index_t(0), A.rows, Out, rso, cso, index_t(0));
     return;
   }
   const index_t total = A.nnz + A.rows;
-  auto bounds = [&](index_t b, index_t& r0, index_t& r1) {
-    r0 = b == 0 ? 0 : row_at_work(A.row_ptr, A.rows, total * b / blocks);
-    r1 = b + 1 == blocks ? A.rows : row_at_work(A.row_ptr, A.rows, total * (b + 1) / blocks);
+  struct span {
+    index_t r0, r1, lo, hi;
   };
-  const std::size_t len = static_cast<std::size_t>(cols * k);
-  // Adds buffer `buf` (row-major cols × k) into Out for output rows [j0, j1).
-  auto add_into = [&](const V* buf, index_t j0, index_t j1) {
-    for (index_t j = j0; j < j1; ++j)
-      for (index_t l = 0; l < k; ++l) Out[j * rso + l * cso] += buf[j * k + l];
+  std::vector<span> sp(static_cast<std::size_t>(blocks));
+  for (index_t b = 0; b < blocks; ++b) {
+    span& q = sp[std::size_t(b)];
+    q.r0 = b == 0 ? 0 : row_at_work(A.row_ptr, A.rows, total * b / blocks);
+    q.r1 = b + 1 == blocks ? A.rows : row_at_work(A.row_ptr, A.rows, total * (b + 1) / blocks);
+    if (b > 0) touched_rows(A, q.r0, q.r1, q.lo, q.hi);
+  }
+  // Block b's buffer (row-major (hi - lo) × k) added into Out for output rows [j0, j1).
+  auto add_into = [&](const span& q, const V* buf, index_t j0, index_t j1) {
+    for (index_t j = std::max(j0, q.lo); j < std::min(j1, q.hi); ++j)
+      for (index_t l = 0; l < k; ++l) Out[j * rso + l * cso] += buf[(j - q.lo) * k + l];
   };
   const bool par = threads && num_threads() > 1;
   if (!par) {
-    std::vector<V> buf(len);
-    index_t r0, r1;
-    bounds(0, r0, r1);
+    std::vector<V> buf;
     scale_mat(cols, k, beta, Out, rso, cso);
-    scatter_rows<Conj>(A, r0, r1, k, alpha, X, rsx, csx, Out, rso, cso);
+    rows(sp[0].r0, sp[0].r1, Out, rso, cso, index_t(0));
     for (index_t b = 1; b < blocks; ++b) {
-      bounds(b, r0, r1);
-      std::fill(buf.begin(), buf.end(), V(0));
-      scatter_rows<Conj>(A, r0, r1, k, alpha, X, rsx, csx, buf.data(), k, 1);
-      add_into(buf.data(), 0, cols);
+      const span& q = sp[std::size_t(b)];
+      buf.assign(static_cast<std::size_t>((q.hi - q.lo) * k), V(0));
+      rows(q.r0, q.r1, buf.data(), k, index_t(1), q.lo);
+      add_into(q, buf.data(), 0, cols);
     }
     return;
   }
-  std::vector<V> bufs(len * static_cast<std::size_t>(blocks - 1));
+  std::vector<std::size_t> at(static_cast<std::size_t>(blocks), 0); // block b's buffer offset
+  for (index_t b = 2; b < blocks; ++b) {
+    const span& q = sp[std::size_t(b - 1)];
+    at[std::size_t(b)] = at[std::size_t(b - 1)] + static_cast<std::size_t>((q.hi - q.lo) * k);
+  }
+  const span& last = sp[std::size_t(blocks - 1)];
+  std::vector<V> bufs(at[std::size_t(blocks - 1)] +
+                      static_cast<std::size_t>((last.hi - last.lo) * k));
   cpu::parallel_for(blocks, 1, [&](index_t b0, index_t b1) {
     for (index_t b = b0; b < b1; ++b) {
-      index_t r0, r1;
-      bounds(b, r0, r1);
+      const span& q = sp[std::size_t(b)];
       if (b == 0) {
         scale_mat(cols, k, beta, Out, rso, cso);
-        scatter_rows<Conj>(A, r0, r1, k, alpha, X, rsx, csx, Out, rso, cso);
+        rows(q.r0, q.r1, Out, rso, cso, index_t(0));
       } else {
-        V* buf = bufs.data() + std::size_t(b - 1) * len;
-        scatter_rows<Conj>(A, r0, r1, k, alpha, X, rsx, csx, buf, k, 1);
+        rows(q.r0, q.r1, bufs.data() + at[std::size_t(b)], k, index_t(1), q.lo);
       }
     }
   });
   // Out[j] = ((Out[j] + buf₁[j]) + buf₂[j]) + ...: the order of the one-thread loop above.
   const index_t grain = std::max<index_t>(1, 16384 / std::max<index_t>(1, k));
   cpu::parallel_for(cols, grain, [&](index_t j0, index_t j1) {
-    for (index_t b = 1; b < blocks; ++b) add_into(bufs.data() + std::size_t(b - 1) * len, j0, j1);
+    for (index_t b = 1; b < blocks; ++b)
+      add_into(sp[std::size_t(b)], bufs.data() + at[std::size_t(b)], j0, j1);
   });
+}
+
+// Out (A.cols × k at (rso, cso)) = beta·Out + alpha·op(A)·X for op a transpose.
+template <bool Conj, class V, class I>
+void scatter(const csr<V, I>& A, index_t k, V alpha, const V* X, index_t rsx, index_t csx, V beta,
+             V* Out, index_t rso, index_t cso, bool threads) {
+  scatter_blocks(A, k, beta, Out, rso, cso, threads,
+                 [&](index_t r0, index_t r1, V* O, index_t ro, index_t co, index_t lo) {
+                   scatter_rows<Conj>(A, r0, r1, k, alpha, X, rsx, csx, O, ro, co, lo);
+                 });
 }
 
 // ---- Y = alpha·f(a·A + b·B)·X + beta·Y: SpMV / SpMM over a merge -------------------------------
@@ -474,23 +513,49 @@ void sum_rows(const csr<V, I>& A, V a, const csr<V, I>& B, V b, const value_map<
 // entries from its start, added in order (one running sum per column for k > 1).
 constexpr index_t fill_parts = 8;
 
+// F's rows (A's pattern, f's values) a block at a time, for one thread: consecutive whole rows
+// holding at most merge_block entries and rows, or a piece of a longer row, each as a CSR matrix
+// whose values f wrote into this buffer and whose row offsets are rebased (columns in place).
+template <class V, class I>
+struct filled_blocks {
+  const csr<V, I>& A;
+  const value_fill<V>& f;
+  std::vector<V> vals = std::vector<V>(merge_block);
+  std::vector<I> rp = std::vector<I>(merge_block + 1);
+
+  // The end of the block of whole rows from row i (i < r1); i itself: row i is longer.
+  index_t end(index_t i, index_t r1) const {
+    const index_t base = A.row_ptr[i];
+    index_t j = i;
+    while (j < r1 && j - i < merge_block && index_t(A.row_ptr[j + 1]) - base <= merge_block) ++j;
+    return j;
+  }
+  // Rows [i, j) (from end()).
+  csr<V, I> rows(index_t i, index_t j) {
+    const index_t base = A.row_ptr[i], n = index_t(A.row_ptr[j]) - base;
+    if (n > 0) f.fill(f.ctx, base, vals.data(), n);
+    for (index_t r = i; r <= j; ++r) rp[r - i] = I(index_t(A.row_ptr[r]) - base);
+    return {j - i, A.cols, n, rp.data(), A.col_idx + base, vals.data()};
+  }
+  // Entries [k0, k0 + n) of one row, as one row.
+  csr<V, I> piece(index_t k0, index_t n) {
+    f.fill(f.ctx, k0, vals.data(), n);
+    rp[0] = 0, rp[1] = I(n);
+    return {1, A.cols, n, rp.data(), A.col_idx + k0, vals.data()};
+  }
+};
+
 template <class V, class I>
 void fill_rows(const csr<V, I>& A, const value_fill<V>& f, index_t r0, index_t r1, index_t k,
                V alpha, const V* X, index_t rsx, index_t csx, V beta, V* Y, index_t rsy,
                index_t csy) {
-  std::vector<V> vals(merge_block);
-  std::vector<I> rp(merge_block + 1);
+  filled_blocks<V, I> fb{A, f};
   std::vector<V> acc(static_cast<std::size_t>(k));
   const I* arp = A.row_ptr;
   for (index_t i = r0; i < r1;) {
-    const index_t base = arp[i];
-    index_t j = i;
-    while (j < r1 && j - i < merge_block && index_t(arp[j + 1]) - base <= merge_block) ++j;
+    const index_t j = fb.end(i, r1);
     if (j > i) { // rows [i, j): one block
-      const index_t n = index_t(arp[j]) - base;
-      if (n > 0) f.fill(f.ctx, base, vals.data(), n);
-      for (index_t r = i; r <= j; ++r) rp[r - i] = I(index_t(arp[r]) - base);
-      const csr<V, I> blk{j - i, A.cols, n, rp.data(), A.col_idx + base, vals.data()};
+      const csr<V, I> blk = fb.rows(i, j);
       // An SpMV's rows in parts, each after f's hint for a part of the next block's entries:
       // their values stream in while these rows gather x (f reads them in one burst otherwise,
       // with nothing to overlap: 1.25x the time on W14's Laplacian). An SpMM's rows gather k
@@ -514,15 +579,15 @@ void fill_rows(const csr<V, I>& A, const value_fill<V>& f, index_t r0, index_t r
     }
     // Row i is longer than a block: its pieces summed in order.
     std::fill(acc.begin(), acc.end(), V{});
-    for (index_t k0 = base, e = arp[i + 1]; k0 < e; k0 += merge_block) {
+    for (index_t k0 = arp[i], e = arp[i + 1]; k0 < e; k0 += merge_block) {
       const index_t n = std::min(merge_block, e - k0);
-      f.fill(f.ctx, k0, vals.data(), n);
-      const I* ci = A.col_idx + k0;
+      const csr<V, I> pc = fb.piece(k0, n);
+      const I* ci = pc.col_idx;
       if (k == 1) {
-        acc[0] = acc[0] + row_sum<false>(ci, vals.data(), 0, n, X, rsx);
+        acc[0] = acc[0] + row_sum<false>(ci, pc.values, 0, n, X, rsx);
       } else {
         for (index_t q = 0; q < n; ++q) {
-          const V v = vals[q];
+          const V v = pc.values[q];
           const V* xr = X + index_t(ci[q]) * rsx;
           for (index_t c = 0; c < k; ++c) acc[c] = madd(acc[c], v, xr[c * csx]);
         }
@@ -639,51 +704,94 @@ void sum_product(trans ta, const csr<V, I>& A, V a, trans tb, const csr<V, I>& B
   });
 }
 
-// spmv_fill / spmm_fill's body: F's rows over threads, each with its own buffer.
+// scatter_rows for rows [r0, r1) of F (A's pattern, f's values): blocks of whole rows (at most
+// merge_block entries and rows) and pieces of a longer row, their values written by f into a
+// buffer, each through scatter_rows with its row offsets rebased: every entry is added into Out
+// in storage order, as the stored matrix's are.
+template <bool Conj, class V, class I>
+void scatter_fill_rows(const csr<V, I>& A, const value_fill<V>& f, index_t r0, index_t r1,
+                       index_t k, V alpha, const V* X, index_t rsx, index_t csx, V* Out,
+                       index_t rso, index_t cso, index_t lo) {
+  filled_blocks<V, I> fb{A, f};
+  for (index_t i = r0; i < r1;) {
+    const index_t j = fb.end(i, r1);
+    if (j > i) { // rows [i, j): one block
+      scatter_rows<Conj>(fb.rows(i, j), 0, j - i, k, alpha, X + i * rsx, rsx, csx, Out, rso, cso,
+                         lo);
+      i = j;
+      continue;
+    }
+    for (index_t k0 = A.row_ptr[i], e = A.row_ptr[i + 1]; k0 < e; k0 += merge_block) // longer
+      scatter_rows<Conj>(fb.piece(k0, std::min(merge_block, e - k0)), 0, 1, k, alpha, X + i * rsx,
+                         rsx, csx, Out, rso, cso, lo);
+    ++i;
+  }
+}
+
+// spmv_fill / spmm_fill's body: F's rows over threads, each with its own buffer; op(F) = Fᵀ or
+// Fᴴ scatters them as spmv / spmm do a stored matrix's (the same blocks, the same order).
 template <class V, class I>
-void fill_product(const csr<V, I>& A, const value_fill<V>& f, index_t k, V alpha, const V* X,
-                  index_t rsx, index_t csx, V beta, V* Y, index_t rsy, index_t csy, bool threads) {
-  if (A.rows == 0 || k <= 0) return;
+void fill_product(trans t, const csr<V, I>& A, const value_fill<V>& f, index_t k, V alpha,
+                  const V* X, index_t rsx, index_t csx, V beta, V* Y, index_t rsy, index_t csy,
+                  bool threads) {
+  const index_t m = t == trans::none ? A.rows : A.cols;
+  if (m == 0 || k <= 0) return;
   if (alpha == V(0) || A.nnz == 0) {
-    scale_mat(A.rows, k, beta, Y, rsy, csy);
+    scale_mat(m, k, beta, Y, rsy, csy);
     return;
   }
-  over_rows(A.row_ptr, A.rows, A.nnz, A.nnz * k, threads, [&](index_t r0, index_t r1) {
-    fill_rows(A, f, r0, r1, k, alpha, X, rsx, csx, beta, Y, rsy, csy);
+  if (t == trans::none) {
+    over_rows(A.row_ptr, A.rows, A.nnz, A.nnz * k, threads, [&](index_t r0, index_t r1) {
+      fill_rows(A, f, r0, r1, k, alpha, X, rsx, csx, beta, Y, rsy, csy);
+    });
+    return;
+  }
+  const auto rows = [&]<bool Conj>(std::bool_constant<Conj>) {
+    return [&](index_t r0, index_t r1, V* O, index_t ro, index_t co, index_t lo) {
+      scatter_fill_rows<Conj>(A, f, r0, r1, k, alpha, X, rsx, csx, O, ro, co, lo);
+    };
+  };
+  if (t == trans::conj_transpose && is_complex_v<V>)
+    scatter_blocks(A, k, beta, Y, rsy, csy, threads, rows(std::true_type{}));
+  else
+    scatter_blocks(A, k, beta, Y, rsy, csy, threads, rows(std::false_type{}));
+}
+
+template <class V, class I>
+void spmv_fill(trans t, const csr<V, I>& A, value_fill<V> f, V alpha, const V* x, index_t incx,
+               V beta, V* y, index_t incy, bool threads) {
+  const blas::call c{
+      names<V>::mv,     blas::order::row_major, t, trans::none, A.rows, A.cols, A.nnz,
+      real_part(alpha), real_part(beta),        0, incx,        incy};
+  auto describe = [&] {
+    return std::string(names<V>::mv) + "(trans=" + trans_flag<V>(t) + ", " +
+           blas::detail::arg("m", A.rows) + ", " + blas::detail::arg("n", A.cols) + ", " +
+           blas::detail::arg("nnz", A.nnz) + ", values=f, " + value_arg("alpha", alpha) + ", " +
+           blas::detail::arg("incx", incx) + ", " + value_arg("beta", beta) + ", " +
+           blas::detail::arg("incy", incy) + ")";
+  };
+  blas::detail::run(c, madd_flops<V>() * double(A.nnz), false, describe, [&] {
+    fill_product(t, A, f, 1, alpha, x, incx, 0, beta, y, incy, 0, threads);
   });
 }
 
 template <class V, class I>
-void spmv_fill(const csr<V, I>& A, value_fill<V> f, V alpha, const V* x, index_t incx, V beta, V* y,
-               index_t incy, bool threads) {
+void spmm_fill(trans t, const csr<V, I>& A, value_fill<V> f, index_t k, V alpha, const V* X,
+               index_t rsx, index_t csx, V beta, V* Y, index_t rsy, index_t csy, bool threads) {
   const blas::call c{
-      names<V>::mv, blas::order::row_major, trans::none,     trans::none, A.rows, A.cols,
-      A.nnz,        real_part(alpha),       real_part(beta), 0,           incx,   incy};
+      names<V>::mm,     blas::order::row_major, t,     trans::none, A.rows, A.cols, k,
+      real_part(alpha), real_part(beta),        A.nnz, rsx,         rsy};
   auto describe = [&] {
-    return std::string(names<V>::mv) + "(trans=N, " + blas::detail::arg("m", A.rows) + ", " +
-           blas::detail::arg("n", A.cols) + ", " + blas::detail::arg("nnz", A.nnz) +
-           ", values=f, " + value_arg("alpha", alpha) + ", " + blas::detail::arg("incx", incx) +
-           ", " + value_arg("beta", beta) + ", " + blas::detail::arg("incy", incy) + ")";
+    return std::string(names<V>::mm) + "(trans=" + trans_flag<V>(t) + ", " +
+           blas::detail::arg("m", A.rows) + ", " + blas::detail::arg("n", A.cols) + ", " +
+           blas::detail::arg("k", k) + ", " + blas::detail::arg("nnz", A.nnz) + ", values=f, " +
+           value_arg("alpha", alpha) + ", B=(" + std::to_string(rsx) + "," + std::to_string(csx) +
+           "), " + value_arg("beta", beta) + ", C=(" + std::to_string(rsy) + "," +
+           std::to_string(csy) + "))";
   };
-  blas::detail::run(c, madd_flops<V>() * double(A.nnz), false, describe,
-                    [&] { fill_product(A, f, 1, alpha, x, incx, 0, beta, y, incy, 0, threads); });
-}
-
-template <class V, class I>
-void spmm_fill(const csr<V, I>& A, value_fill<V> f, index_t k, V alpha, const V* X, index_t rsx,
-               index_t csx, V beta, V* Y, index_t rsy, index_t csy, bool threads) {
-  const blas::call c{
-      names<V>::mm,     blas::order::row_major, trans::none, trans::none, A.rows, A.cols, k,
-      real_part(alpha), real_part(beta),        A.nnz,       rsx,         rsy};
-  auto describe = [&] {
-    return std::string(names<V>::mm) + "(trans=N, " + blas::detail::arg("m", A.rows) + ", " +
-           blas::detail::arg("n", A.cols) + ", " + blas::detail::arg("k", k) + ", " +
-           blas::detail::arg("nnz", A.nnz) + ", values=f, " + value_arg("alpha", alpha) + ", B=(" +
-           std::to_string(rsx) + "," + std::to_string(csx) + "), " + value_arg("beta", beta) +
-           ", C=(" + std::to_string(rsy) + "," + std::to_string(csy) + "))";
-  };
-  blas::detail::run(c, madd_flops<V>() * double(A.nnz) * double(k), false, describe,
-                    [&] { fill_product(A, f, k, alpha, X, rsx, csx, beta, Y, rsy, csy, threads); });
+  blas::detail::run(c, madd_flops<V>() * double(A.nnz) * double(k), false, describe, [&] {
+    fill_product(t, A, f, k, alpha, X, rsx, csx, beta, Y, rsy, csy, threads);
+  });
 }
 
 template <class V, class I>
@@ -732,10 +840,10 @@ void spmm_sum(trans ta, const csr<V, I>& A, V a, trans tb, const csr<V, I>& B, V
 
 #define LZ_SPARSE_PRODUCTS(V, I)                                                                   \
   template void spmv<V, I>(trans, const csr<V, I>&, V, const V*, index_t, V, V*, index_t, bool);   \
-  template void spmv_fill<V, I>(const csr<V, I>&, value_fill<V>, V, const V*, index_t, V, V*,      \
-                                index_t, bool);                                                    \
-  template void spmm_fill<V, I>(const csr<V, I>&, value_fill<V>, index_t, V, const V*, index_t,    \
-                                index_t, V, V*, index_t, index_t, bool);                           \
+  template void spmv_fill<V, I>(trans, const csr<V, I>&, value_fill<V>, V, const V*, index_t, V,   \
+                                V*, index_t, bool);                                                \
+  template void spmm_fill<V, I>(trans, const csr<V, I>&, value_fill<V>, index_t, V, const V*,      \
+                                index_t, index_t, V, V*, index_t, index_t, bool);                  \
   template void spmv_sum<V, I>(trans, const csr<V, I>&, V, trans, const csr<V, I>&, V,             \
                                value_map<V>, V, const V*, index_t, V, V*, index_t, bool);          \
   template void spmm_sum<V, I>(trans, const csr<V, I>&, V, trans, const csr<V, I>&, V,             \

@@ -698,10 +698,11 @@ void exec_sink::sparse(const char*, const sparse_step<V>& g) {
       sp::spmm_sum<V, I>(g.t, A, g.a, g.ts, csr_of(g.S), g.b, g.f, g.k, g.alpha, g.B.ptr, g.B.rs,
                          g.B.cs, g.beta, g.C.ptr, g.C.rs, g.C.cs, g.threads);
     else if (g.fill.fill && g.op == sparse_op::spmv)
-      sp::spmv_fill<V, I>(A, g.fill, g.alpha, g.B.ptr, g.B.rs, g.beta, g.C.ptr, g.C.rs, g.threads);
+      sp::spmv_fill<V, I>(g.t, A, g.fill, g.alpha, g.B.ptr, g.B.rs, g.beta, g.C.ptr, g.C.rs,
+                          g.threads);
     else if (g.fill.fill)
-      sp::spmm_fill<V, I>(A, g.fill, g.k, g.alpha, g.B.ptr, g.B.rs, g.B.cs, g.beta, g.C.ptr, g.C.rs,
-                          g.C.cs, g.threads);
+      sp::spmm_fill<V, I>(g.t, A, g.fill, g.k, g.alpha, g.B.ptr, g.B.rs, g.B.cs, g.beta, g.C.ptr,
+                          g.C.rs, g.C.cs, g.threads);
     else if (g.op == sparse_op::spmv)
       sp::spmv<V, I>(g.t, A, g.alpha, g.B.ptr, g.B.rs, g.beta, g.C.ptr, g.C.rs, g.threads);
     else if (g.op == sparse_op::add)

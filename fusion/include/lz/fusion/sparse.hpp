@@ -5,8 +5,8 @@
 //     values expression that is c·(the values) (2*A, -A, A/4) folds c into α and reads the
 //     values in place; any other values expression (abs(A), A + A) is computed inside an SpMV
 //     or SpMM a block of entries at a time (kernels::sparse::spmv_fill: host operands, lazuli's
-//     own functions, op = none), else ONE loop into a temporary of nnz values; the pattern is
-//     read in place;
+//     own functions; a transposed one scatters its blocks), else ONE loop into a temporary of
+//     nnz values; the pattern is read in place;
 //   - the dense operand: scalars and transposes peeled (prepare_operand), an expression
 //     evaluated into a temporary;
 //   - α = coef · the scalars of both sides; β from the caller (the destination folded, or 1
@@ -277,11 +277,11 @@ void fill_block(const void* ctx, index_t k0, V* v, index_t n) {
 
 // Whether values expression C of sparse operand S is computed a block at a time (see
 // prepare_sparse_operand).
-template <class V, class S, class C, class Pattern>
-bool fills_block_now(const kernels::sparse::value_fill<V>* fill, const Pattern& p) {
+template <class V, class S, class C>
+bool fills_block_now(const kernels::sparse::value_fill<V>* fill) {
   if constexpr (space_v<S> == memory_space::host && std::is_same_v<value_t<C>, V> &&
                 fills_by_block<C>())
-    return fill != nullptr && !p.trans;
+    return fill != nullptr;
   else
     return false;
 }
@@ -340,7 +340,7 @@ sparse_mat<V> prepare_sparse_operand(Sink& s, const P& pol, const S& a, V& scale
                   std::is_same_v<value_t<C>, V>) {
       m.values = core.data();
       m.from = s.origin_of(m.values);
-    } else if (fills_block_now<V, S, C>(fill, p)) {
+    } else if (fills_block_now<V, S, C>(fill)) {
       if (s.noting())
         s.note({rule, ": the sparse operand's values are an expression: computed inside the "
                       "product a block of 2048 entries at a time, the pattern read in place (no "

@@ -62,24 +62,26 @@ struct value_fill {
   void (*touch)(const void* ctx, index_t k0, index_t n) = nullptr;
 };
 
-/// y = alpha·F·x + beta·y for the matrix F with A's pattern whose values `f` computes (A.values
-/// is not read): each thread has f write its rows' values into a buffer of its own, a block of at
-/// most 2048 entries at a time, and sums each row against x (A's column indices read in place),
-/// so F's values never exist whole (`y = abs(A) * x` reads A once and writes no temporary). A row
-/// longer than a block is cut at fixed multiples of 2048 from its start; each y element is one
-/// sum in column order whatever the threads: the result does not depend on the thread count.
-/// Recorded and traced as spmv ("dcsrmv", op = none; "values=f" in the trace). beta == 0 never
-/// reads y. An exception from f propagates; y's elements are then each old or new. @pre x and y
-/// do not overlap.
+/// y = alpha·op(F)·x + beta·y for the matrix F with A's pattern whose values `f` computes
+/// (A.values is not read): each thread has f write its rows' values into a buffer of its own, a
+/// block of at most 2048 entries at a time, and sums each row against x (A's column indices read
+/// in place), so F's values never exist whole (`y = abs(A) * x` reads A once and writes no
+/// temporary). A row longer than a block is cut at fixed multiples of 2048 from its start; each y
+/// element is one sum in column order whatever the threads. op(F) = Fᵀ or Fᴴ scatters the
+/// blocks as spmv scatters a stored matrix's rows (the same blocks and order). The result does
+/// not depend on the thread count. Recorded and traced as spmv ("dcsrmv"; "values=f" in the
+/// trace). beta == 0 never reads y. An exception from f propagates; y's elements are then each
+/// old or new (op = none) or y is unspecified (a transpose: it scatters). @pre x and y do not
+/// overlap.
 template <class V, class I>
-void spmv_fill(const csr<V, I>& A, value_fill<V> f, V alpha, const V* x, index_t incx, V beta, V* y,
-               index_t incy, bool threads);
+void spmv_fill(blas::trans t, const csr<V, I>& A, value_fill<V> f, V alpha, const V* x,
+               index_t incx, V beta, V* y, index_t incy, bool threads);
 
-/// Y = alpha·F·X + beta·Y: spmv_fill for a dense X (A.cols × k) and Y (A.rows × k), any signed
-/// strides; recorded and traced as spmm ("dcsrmm"). @pre X and Y do not overlap.
+/// Y = alpha·op(F)·X + beta·Y: spmv_fill for a dense X (op(A).cols × k) and Y (op(A).rows × k),
+/// any signed strides; recorded and traced as spmm ("dcsrmm"). @pre X and Y do not overlap.
 template <class V, class I>
-void spmm_fill(const csr<V, I>& A, value_fill<V> f, index_t k, V alpha, const V* X, index_t rsx,
-               index_t csx, V beta, V* Y, index_t rsy, index_t csy, bool threads);
+void spmm_fill(blas::trans t, const csr<V, I>& A, value_fill<V> f, index_t k, V alpha, const V* X,
+               index_t rsx, index_t csx, V beta, V* Y, index_t rsy, index_t csy, bool threads);
 
 /// y = alpha·f(a·op(A) + b·op(B))·x + beta·y for two sparse matrices of one shape (op(A).rows ×
 /// op(A).cols) without forming their sum: each thread merges its rows of op(A) and op(B) (sorted
