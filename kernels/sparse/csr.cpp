@@ -251,9 +251,13 @@ index_t transpose_blocks(index_t rows, index_t cols, index_t nnz, index_t k) {
 
 // Out[c_k, :] += (alpha·X[i, :])·v_k for rows [r0, r1); X's row i at X + i·rsx (stride csx),
 // Out's row j at Out + (j - lo)·rso (stride cso: Out holds the output rows from lo on); k columns.
+// Out of line: one compiled copy for every caller (one thread or several, values stored or
+// computed), so that no inlining site contracts its complex products into FMAs differently
+// (complex<float> results differed between 1 and 2 threads once the callers changed).
 template <bool Conj, class V, class I>
-void scatter_rows(const csr<V, I>& A, index_t r0, index_t r1, index_t k, V alpha, const V* X,
-                  index_t rsx, index_t csx, V* Out, index_t rso, index_t cso, index_t lo) {
+LZ_NOINLINE void scatter_rows(const csr<V, I>& A, index_t r0, index_t r1, index_t k, V alpha,
+                              const V* X, index_t rsx, index_t csx, V* Out, index_t rso,
+                              index_t cso, index_t lo) {
   const I* rp = A.row_ptr;
   const I* ci = A.col_idx;
   const V* va = A.values;
@@ -298,7 +302,7 @@ void touched_rows(const csr<V, I>& A, index_t r0, index_t r1, index_t& lo, index
 // Out (A.cols × k at (rso, cso)) = beta·Out + (the scatter of A's rows): rows(r0, r1, O, ro, co,
 // lo) adds the products of A's rows [r0, r1) into O (output row j at O + (j - lo)·ro, stride co),
 // over the blocks of transpose_blocks: block 0 into Out, every other one into a zeroed buffer
-// spanning only the output rows its rows touch (a band: W14's Laplacian transposed took 2.4x
+// spanning only the output rows its rows touch (a band: W14's Laplacian transposed took 2.0-2.1x
 // Eigen's time on one thread with buffers of every output row), added into Out in block order,
 // whatever the threads.
 template <class V, class I, class Rows>
@@ -312,58 +316,57 @@ void scatter_blocks(const csr<V, I>& A, index_t k, V beta, V* Out, index_t rso, 
     return;
   }
   const index_t total = A.nnz + A.rows;
+  // Block b: its rows, and for b > 0 the output rows they touch with a zeroed buffer over them
+  // (row-major (hi - lo) × k), set by `start`.
   struct span {
-    index_t r0, r1, lo, hi;
+    index_t r0, r1, lo = 0, hi = 0;
+    std::vector<V> buf;
   };
   std::vector<span> sp(static_cast<std::size_t>(blocks));
   for (index_t b = 0; b < blocks; ++b) {
     span& q = sp[std::size_t(b)];
     q.r0 = b == 0 ? 0 : row_at_work(A.row_ptr, A.rows, total * b / blocks);
     q.r1 = b + 1 == blocks ? A.rows : row_at_work(A.row_ptr, A.rows, total * (b + 1) / blocks);
-    if (b > 0) touched_rows(A, q.r0, q.r1, q.lo, q.hi);
   }
-  // Block b's buffer (row-major (hi - lo) × k) added into Out for output rows [j0, j1).
-  auto add_into = [&](const span& q, const V* buf, index_t j0, index_t j1) {
+  auto start = [&](span& q) {
+    touched_rows(A, q.r0, q.r1, q.lo, q.hi);
+    q.buf.assign(static_cast<std::size_t>((q.hi - q.lo) * k), V(0));
+  };
+  // Block q's buffer added into Out for output rows [j0, j1).
+  auto add_into = [&](const span& q, index_t j0, index_t j1) {
     for (index_t j = std::max(j0, q.lo); j < std::min(j1, q.hi); ++j)
-      for (index_t l = 0; l < k; ++l) Out[j * rso + l * cso] += buf[(j - q.lo) * k + l];
+      for (index_t l = 0; l < k; ++l)
+        Out[j * rso + l * cso] += q.buf[std::size_t((j - q.lo) * k + l)];
   };
   const bool par = threads && num_threads() > 1;
   if (!par) {
-    std::vector<V> buf;
     scale_mat(cols, k, beta, Out, rso, cso);
     rows(sp[0].r0, sp[0].r1, Out, rso, cso, index_t(0));
     for (index_t b = 1; b < blocks; ++b) {
-      const span& q = sp[std::size_t(b)];
-      buf.assign(static_cast<std::size_t>((q.hi - q.lo) * k), V(0));
-      rows(q.r0, q.r1, buf.data(), k, index_t(1), q.lo);
-      add_into(q, buf.data(), 0, cols);
+      span& q = sp[std::size_t(b)];
+      if (b > 1) q.buf = std::move(sp[std::size_t(b - 1)].buf); // (one buffer, reused)
+      start(q);
+      rows(q.r0, q.r1, q.buf.data(), k, index_t(1), q.lo);
+      add_into(q, 0, cols);
     }
     return;
   }
-  std::vector<std::size_t> at(static_cast<std::size_t>(blocks), 0); // block b's buffer offset
-  for (index_t b = 2; b < blocks; ++b) {
-    const span& q = sp[std::size_t(b - 1)];
-    at[std::size_t(b)] = at[std::size_t(b - 1)] + static_cast<std::size_t>((q.hi - q.lo) * k);
-  }
-  const span& last = sp[std::size_t(blocks - 1)];
-  std::vector<V> bufs(at[std::size_t(blocks - 1)] +
-                      static_cast<std::size_t>((last.hi - last.lo) * k));
   cpu::parallel_for(blocks, 1, [&](index_t b0, index_t b1) {
     for (index_t b = b0; b < b1; ++b) {
-      const span& q = sp[std::size_t(b)];
+      span& q = sp[std::size_t(b)];
       if (b == 0) {
         scale_mat(cols, k, beta, Out, rso, cso);
         rows(q.r0, q.r1, Out, rso, cso, index_t(0));
       } else {
-        rows(q.r0, q.r1, bufs.data() + at[std::size_t(b)], k, index_t(1), q.lo);
+        start(q);
+        rows(q.r0, q.r1, q.buf.data(), k, index_t(1), q.lo);
       }
     }
   });
   // Out[j] = ((Out[j] + buf₁[j]) + buf₂[j]) + ...: the order of the one-thread loop above.
   const index_t grain = std::max<index_t>(1, 16384 / std::max<index_t>(1, k));
   cpu::parallel_for(cols, grain, [&](index_t j0, index_t j1) {
-    for (index_t b = 1; b < blocks; ++b)
-      add_into(sp[std::size_t(b)], bufs.data() + at[std::size_t(b)], j0, j1);
+    for (index_t b = 1; b < blocks; ++b) add_into(sp[std::size_t(b)], j0, j1);
   });
 }
 
