@@ -315,8 +315,8 @@ void touch_block(const void* ctx, index_t k0, index_t n) {
 
 // A sparse operand (a leaf or a values expression) ready for a step.
 // `fill`: the caller (an SpMV or SpMM) can take values computed a block at a time; a values
-// expression that allows it (host, fills_by_block, op(A) = A) is then set there instead of
-// written into a temporary.
+// expression that allows it (host, fills_by_block; op(A) = A or a transpose) is then set there
+// instead of written into a temporary.
 template <class V, class Sink, class P, class S>
 sparse_mat<V> prepare_sparse_operand(Sink& s, const P& pol, const S& a, V& scale, const char* rule,
                                      kernels::sparse::value_fill<V>* fill = nullptr) {
