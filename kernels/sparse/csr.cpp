@@ -612,21 +612,49 @@ char trans_flag(trans t) {
   return static_cast<char>(t);
 }
 
+// The call record and the trace line of an SpMV / SpMM; ", values=f" marks a product whose values
+// a value_fill computes (spmv_fill / spmm_fill), the rest is the same for both.
+template <class V, class I>
+blas::call mv_call(trans t, const csr<V, I>& A, V alpha, index_t incx, V beta, index_t incy) {
+  return {names<V>::mv,     blas::order::row_major, t, trans::none, A.rows, A.cols, A.nnz,
+          real_part(alpha), real_part(beta),        0, incx,        incy};
+}
+
+template <class V, class I>
+std::string describe_mv(trans t, const csr<V, I>& A, bool filled, V alpha, index_t incx, V beta,
+                        index_t incy) {
+  return std::string(names<V>::mv) + "(trans=" + trans_flag<V>(t) + ", " +
+         blas::detail::arg("m", A.rows) + ", " + blas::detail::arg("n", A.cols) + ", " +
+         blas::detail::arg("nnz", A.nnz) + (filled ? ", values=f, " : ", ") +
+         value_arg("alpha", alpha) + ", " + blas::detail::arg("incx", incx) + ", " +
+         value_arg("beta", beta) + ", " + blas::detail::arg("incy", incy) + ")";
+}
+
+template <class V, class I>
+blas::call mm_call(trans t, const csr<V, I>& A, index_t k, V alpha, index_t rsb, V beta,
+                   index_t rsc) {
+  return {names<V>::mm,     blas::order::row_major, t,     trans::none, A.rows, A.cols, k,
+          real_part(alpha), real_part(beta),        A.nnz, rsb,         rsc};
+}
+
+template <class V, class I>
+std::string describe_mm(trans t, const csr<V, I>& A, index_t k, bool filled, V alpha, index_t rsb,
+                        index_t csb, V beta, index_t rsc, index_t csc) {
+  return std::string(names<V>::mm) + "(trans=" + trans_flag<V>(t) + ", " +
+         blas::detail::arg("m", A.rows) + ", " + blas::detail::arg("n", A.cols) + ", " +
+         blas::detail::arg("k", k) + ", " + blas::detail::arg("nnz", A.nnz) +
+         (filled ? ", values=f, " : ", ") + value_arg("alpha", alpha) + ", B=(" +
+         std::to_string(rsb) + "," + std::to_string(csb) + "), " + value_arg("beta", beta) +
+         ", C=(" + std::to_string(rsc) + "," + std::to_string(csc) + "))";
+}
+
 } // namespace
 
 template <class V, class I>
 void spmv(trans t, const csr<V, I>& A, V alpha, const V* x, index_t incx, V beta, V* y,
           index_t incy, bool threads) {
-  const blas::call c{
-      names<V>::mv,     blas::order::row_major, t, trans::none, A.rows, A.cols, A.nnz,
-      real_part(alpha), real_part(beta),        0, incx,        incy};
-  auto describe = [&] {
-    return std::string(names<V>::mv) + "(trans=" + trans_flag<V>(t) + ", " +
-           blas::detail::arg("m", A.rows) + ", " + blas::detail::arg("n", A.cols) + ", " +
-           blas::detail::arg("nnz", A.nnz) + ", " + value_arg("alpha", alpha) + ", " +
-           blas::detail::arg("incx", incx) + ", " + value_arg("beta", beta) + ", " +
-           blas::detail::arg("incy", incy) + ")";
-  };
+  const blas::call c = mv_call(t, A, alpha, incx, beta, incy);
+  auto describe = [&] { return describe_mv(t, A, false, alpha, incx, beta, incy); };
   blas::detail::run(c, madd_flops<V>() * double(A.nnz), false, describe, [&] {
     const bool tr = t != trans::none;
     const index_t ny = tr ? A.cols : A.rows;
@@ -650,17 +678,8 @@ void spmv(trans t, const csr<V, I>& A, V alpha, const V* x, index_t incx, V beta
 template <class V, class I>
 void spmm(trans t, const csr<V, I>& A, index_t k, V alpha, const V* B, index_t rsb, index_t csb,
           V beta, V* C, index_t rsc, index_t csc, bool threads) {
-  const blas::call c{
-      names<V>::mm,     blas::order::row_major, t,     trans::none, A.rows, A.cols, k,
-      real_part(alpha), real_part(beta),        A.nnz, rsb,         rsc};
-  auto describe = [&] {
-    return std::string(names<V>::mm) + "(trans=" + trans_flag<V>(t) + ", " +
-           blas::detail::arg("m", A.rows) + ", " + blas::detail::arg("n", A.cols) + ", " +
-           blas::detail::arg("k", k) + ", " + blas::detail::arg("nnz", A.nnz) + ", " +
-           value_arg("alpha", alpha) + ", B=(" + std::to_string(rsb) + "," + std::to_string(csb) +
-           "), " + value_arg("beta", beta) + ", C=(" + std::to_string(rsc) + "," +
-           std::to_string(csc) + "))";
-  };
+  const blas::call c = mm_call(t, A, k, alpha, rsb, beta, rsc);
+  auto describe = [&] { return describe_mm(t, A, k, false, alpha, rsb, csb, beta, rsc, csc); };
   blas::detail::run(c, madd_flops<V>() * double(A.nnz) * double(k), false, describe, [&] {
     const bool tr = t != trans::none;
     const index_t m = tr ? A.cols : A.rows;
@@ -763,16 +782,8 @@ void fill_product(trans t, const csr<V, I>& A, const value_fill<V>& f, index_t k
 template <class V, class I>
 void spmv_fill(trans t, const csr<V, I>& A, value_fill<V> f, V alpha, const V* x, index_t incx,
                V beta, V* y, index_t incy, bool threads) {
-  const blas::call c{
-      names<V>::mv,     blas::order::row_major, t, trans::none, A.rows, A.cols, A.nnz,
-      real_part(alpha), real_part(beta),        0, incx,        incy};
-  auto describe = [&] {
-    return std::string(names<V>::mv) + "(trans=" + trans_flag<V>(t) + ", " +
-           blas::detail::arg("m", A.rows) + ", " + blas::detail::arg("n", A.cols) + ", " +
-           blas::detail::arg("nnz", A.nnz) + ", values=f, " + value_arg("alpha", alpha) + ", " +
-           blas::detail::arg("incx", incx) + ", " + value_arg("beta", beta) + ", " +
-           blas::detail::arg("incy", incy) + ")";
-  };
+  const blas::call c = mv_call(t, A, alpha, incx, beta, incy);
+  auto describe = [&] { return describe_mv(t, A, true, alpha, incx, beta, incy); };
   blas::detail::run(c, madd_flops<V>() * double(A.nnz), false, describe, [&] {
     fill_product(t, A, f, 1, alpha, x, incx, 0, beta, y, incy, 0, threads);
   });
@@ -781,17 +792,8 @@ void spmv_fill(trans t, const csr<V, I>& A, value_fill<V> f, V alpha, const V* x
 template <class V, class I>
 void spmm_fill(trans t, const csr<V, I>& A, value_fill<V> f, index_t k, V alpha, const V* X,
                index_t rsx, index_t csx, V beta, V* Y, index_t rsy, index_t csy, bool threads) {
-  const blas::call c{
-      names<V>::mm,     blas::order::row_major, t,     trans::none, A.rows, A.cols, k,
-      real_part(alpha), real_part(beta),        A.nnz, rsx,         rsy};
-  auto describe = [&] {
-    return std::string(names<V>::mm) + "(trans=" + trans_flag<V>(t) + ", " +
-           blas::detail::arg("m", A.rows) + ", " + blas::detail::arg("n", A.cols) + ", " +
-           blas::detail::arg("k", k) + ", " + blas::detail::arg("nnz", A.nnz) + ", values=f, " +
-           value_arg("alpha", alpha) + ", B=(" + std::to_string(rsx) + "," + std::to_string(csx) +
-           "), " + value_arg("beta", beta) + ", C=(" + std::to_string(rsy) + "," +
-           std::to_string(csy) + "))";
-  };
+  const blas::call c = mm_call(t, A, k, alpha, rsx, beta, rsy);
+  auto describe = [&] { return describe_mm(t, A, k, true, alpha, rsx, csx, beta, rsy, csy); };
   blas::detail::run(c, madd_flops<V>() * double(A.nnz) * double(k), false, describe, [&] {
     fill_product(t, A, f, k, alpha, X, rsx, csx, beta, Y, rsy, csy, threads);
   });

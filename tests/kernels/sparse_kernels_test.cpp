@@ -488,6 +488,30 @@ BOOST_AUTO_TEST_CASE(blas_channel_traces_spmv_and_spmm_with_rate) {
   BOOST_TEST(lines.find("GFLOP/s\n") != std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(blas_channel_traces_computed_values_products_as_spmv_and_spmm) {
+  const auto a = random_matrix<double, std::int32_t>(6, 5, 0.5, 41);
+  const sp::value_fill<double> f{&a, [](const void* ctx, index_t k0, double* v, index_t n) {
+                                   const auto& m = *static_cast<const decltype(a)*>(ctx);
+                                   for (index_t i = 0; i < n; ++i) v[i] = 2 * m.values[k0 + i];
+                                 }};
+  std::vector<double> x(6, 1.0), y(5), B(15, 1.0), C(18);
+  const std::string lines = lz_test::capture_stderr([&] {
+    lz::logging::enable(lz::logging::blas);
+    sp::spmv_fill<double, std::int32_t>(trans::transpose, a.view(), f, 2.0, x.data(), 1, 0.5,
+                                        y.data(), 1, false);
+    sp::spmm_fill<double, std::int32_t>(trans::none, a.view(), f, 3, 1.0, B.data(), 1, 5, 0.0,
+                                        C.data(), 3, 1, false);
+    lz::logging::disable(lz::logging::blas);
+  });
+  BOOST_TEST_MESSAGE(lines);
+  const std::string nnz = std::to_string(a.values.size());
+  BOOST_TEST(lines.rfind("[lz:blas] dcsrmv(trans=T, m=6, n=5, nnz=" + nnz +
+                             ", values=f, alpha=2, incx=1, beta=0.5, incy=1) ",
+                         0) == 0);
+  BOOST_TEST(lines.find("[lz:blas] dcsrmm(trans=N, m=6, n=5, k=3, nnz=" + nnz +
+                        ", values=f, alpha=1, B=(1,5), beta=0, C=(3,1)) ") != std::string::npos);
+}
+
 // ---- building and checking patterns ------------------------------------------------------------
 
 BOOST_AUTO_TEST_CASE(from_triplets_sorts_columns_sums_duplicates_and_keeps_empty_rows) {
