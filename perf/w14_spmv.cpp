@@ -706,7 +706,9 @@ void computed_case(csr_arrays& a, csr_arrays& b, int rounds) {
 // temporary, then the product over the pattern in place: here t = abs(values), y = (A's pattern
 // with t) * x) and Eigen (`ye = Ae.cwiseAbs() * xe`: the product reads the expression's
 // iterator); transposed too (`abs(A)ᵀ x`: the blocks scattered; Eigen's
-// `Ae.cwiseAbs().transpose() * xe`); one thread, thread CPU time. Results checked equal first.
+// `Ae.cwiseAbs().transpose() * xe`); one thread, thread CPU time; then lazuli on 2 threads
+// against lz::seq, straight and transposed, computed and stored values (wall time). Results
+// checked equal first.
 void values_case(const char* title, csr_arrays& a, int rounds) {
   const auto As = a.operand();
   const index_t n = a.rows;
@@ -806,19 +808,24 @@ void values_case(const char* title, csr_arrays& a, int rounds) {
   measure(tv, rounds, true, 1);
   std::printf("  %s: y = abs(A)ᵀ * x; 1 thread (thread CPU time):\n", title);
   print_rows(tv);
-  // Two threads (wall time) against the calling thread only.
+  // Two threads (wall time) against the calling thread only: straight, transposed (each thread
+  // scatters into its range of y), transposed with the stored values.
   lz_perf::use_threads(2);
-  std::vector<variant> two;
-  two.push_back({"lazuli y = abs(A) * x, 2 threads", v[0].run, nullptr, {}, {}});
-  two.push_back({"lazuli, lz::seq (calling thread only)",
-                 [&] { lz::assign(lz::seq, y, lz::abs(As) * x); },
-                 nullptr,
-                 {},
-                 {}});
-  measure(two, rounds, false, 1);
-  std::printf("  %s: y = abs(A) * x, 2 threads (wall time):\n", title);
-  print_rows(two);
-  std::printf("    lazuli speed-up, 2 threads over 1: %.2fx\n", median(two[1].ratio));
+  const auto versus_seq = [&](const char* what, std::function<void()> par,
+                              std::function<void()> seq) {
+    std::vector<variant> two;
+    two.push_back({std::string("lazuli ") + what + ", 2 threads", std::move(par), nullptr, {}, {}});
+    two.push_back({"lazuli, lz::seq (calling thread only)", std::move(seq), nullptr, {}, {}});
+    measure(two, rounds, false, 1);
+    std::printf("  %s: %s, 2 threads (wall time):\n", title, what);
+    print_rows(two);
+    std::printf("    lazuli speed-up, 2 threads over 1: %.2fx\n", median(two[1].ratio));
+  };
+  versus_seq("y = abs(A) * x", v[0].run, [&] { lz::assign(lz::seq, y, lz::abs(As) * x); });
+  versus_seq("y = abs(A)ᵀ * x", tv[0].run,
+             [&] { lz::assign(lz::seq, yt, lz::abs(lz::transpose(As)) * x); });
+  versus_seq("y = Aᵀ * x (A's own values)", tv[1].run,
+             [&] { lz::assign(lz::seq, yt3, lz::transpose(As) * x); });
 }
 
 } // namespace

@@ -9,6 +9,7 @@
 #include <lz/kernels/blas/blas.hpp>
 #include <lz/kernels/cpu/parallel.hpp>
 
+#include <cmath>
 #include <complex>
 #include <string>
 #include <type_traits>
@@ -55,21 +56,51 @@ constexpr double madd_flops() {
 
 // ---- scalar arithmetic -----------------------------------------------------------------------
 // Complex products written out (no NaN/Inf recovery of the library's operator*, which GCC
-// compiles to a call to __muldc3): what BLAS does.
+// compiles to a call to __muldc3): what BLAS does. Where the target has FMA instructions every
+// product-and-add is an explicit fma, so that no compiler choice remains: `a·b - c·d` contracted
+// by GCC is fma(a, b, -c·d) in one inlined copy or vector loop and fma(-c, d, a·b) in another
+// (complex<float> scatters differed in the last bit between one range of outputs and several).
+// Without FMA nothing is contracted and the written-out form is as deterministic.
+template <class R>
+constexpr bool exact_fma_v =
+#if defined(__FP_FAST_FMA) && defined(__FP_FAST_FMAF)
+    std::is_same_v<R, double> || std::is_same_v<R, float>;
+#else
+    false;
+#endif
+
+// a·b + c with one rounding where the target fuses, a·b + c otherwise (never contracted).
+template <class R>
+inline R fmadd(R a, R b, R c) {
+  if constexpr (exact_fma_v<R>)
+    return std::fma(a, b, c);
+  else
+    return a * b + c;
+}
+
 template <class T>
 inline T mul(T a, T b) {
   if constexpr (is_complex_v<T>)
-    return T(a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real());
+    return T(fmadd(a.real(), b.real(), -(a.imag() * b.imag())),
+             fmadd(a.real(), b.imag(), a.imag() * b.real()));
   else
     return a * b;
+}
+// a·x + b·y: for real types fma(a, x, b·y) (which product is fused no longer the compiler's).
+template <class T>
+inline T axpby(T a, T x, T b, T y) {
+  if constexpr (is_complex_v<T>)
+    return mul(a, x) + mul(b, y);
+  else
+    return fmadd(a, x, b * y);
 }
 template <class T>
 inline T madd(T acc, T a, T b) {
   if constexpr (is_complex_v<T>)
-    return T(acc.real() + (a.real() * b.real() - a.imag() * b.imag()),
-             acc.imag() + (a.real() * b.imag() + a.imag() * b.real()));
+    return T(acc.real() + fmadd(a.real(), b.real(), -(a.imag() * b.imag())),
+             acc.imag() + fmadd(a.real(), b.imag(), a.imag() * b.real()));
   else
-    return acc + a * b;
+    return fmadd(a, b, acc);
 }
 
 // ---- rows split by work ------------------------------------------------------------------------

@@ -7,14 +7,12 @@
 // with two accumulators (even and odd positions, added at the end) for a vector's rows of 8 or
 // more entries, one for shorter ones, and one per column for a block of columns; threads take whole
 // rows, so the result does not depend on how many there are. op(A) = Aᵀ or Aᴴ scatters rows of A
-// into the output: the rows are cut into a number of blocks that depends only on the matrix (nnz,
-// cols and k, never the threads or the `threads` flag, see transpose_blocks), block 0 adds into the
-// (scaled) output, every other block into a zeroed buffer of its own (over the output rows it
-// touches), and the buffers are then added to the output in block order: y = ((β·y + s₀) + s₁)
-// + ... whether the blocks ran on one thread (reusing one buffer) or on several. A product
+// into the output: every output element is summed in A's row order (one serial scatter's order:
+// y = ((β·y + a₀) + a₁) + ...), and threads split the output rows, each walking all of A's rows
+// for the entries in its range: no buffers, the same bits on any number of threads. A product
 // whose values a callback computes (spmv_fill, spmm_fill) sums each whole row as a stored
 // matrix's, and a row longer than its 2048-entry blocks in pieces from the row's start, added
-// in order, or scatters its blocks as above: again whatever the threads.
+// in order, or scatters its entries as above: again whatever the threads.
 #include "../blas/trace.hpp"
 #include "common.hpp"
 
@@ -48,19 +46,28 @@ inline T finish(T s, T alpha, T beta, const T* out) {
   if constexpr (Beta0)
     return mul(alpha, s);
   else
-    return mul(alpha, s) + mul(beta, *out);
+    return axpby(alpha, s, beta, *out);
 }
 
 template <class T>
 void scale_vec(index_t n, T beta, T* y, index_t inc) {
   if (beta == T(0)) {
-    for (index_t i = 0; i < n; ++i) y[i * inc] = T(0);
+    if (inc == 1)
+      std::fill(y, y + n, T(0));
+    else
+      for (index_t i = 0; i < n; ++i) y[i * inc] = T(0);
   } else if (beta != T(1)) {
-    for (index_t i = 0; i < n; ++i) y[i * inc] = mul(beta, y[i * inc]);
+    if (inc == 1)
+      for (index_t i = 0; i < n; ++i) y[i] = mul(beta, y[i]);
+    else
+      for (index_t i = 0; i < n; ++i) y[i * inc] = mul(beta, y[i * inc]);
   }
 }
+// m × k at (rs, cs); a vector (k == 1) or a contiguous block as one scale_vec.
 template <class T>
 void scale_mat(index_t m, index_t k, T beta, T* C, index_t rs, index_t cs) {
+  if (k == 1) return scale_vec(m, beta, C, rs);
+  if (cs == 1 && rs == k) return scale_vec(m * k, beta, C, 1);
   for (index_t i = 0; i < m; ++i) scale_vec(k, beta, C + i * rs, cs);
 }
 
@@ -237,46 +244,86 @@ void mm_rows(const csr<V, I>& A, index_t r0, index_t r1, index_t k, V alpha, con
 }
 
 // ---- op(A) = Aᵀ, Aᴴ: scatter -----------------------------------------------------------------
-// How many blocks the rows are cut into: a function of the matrix and k only (the result does
-// not depend on threads). One block below 2·parallel_min_work entries; at most 8; the
-// buffers (blocks - 1 of cols·k elements) never more than twice the entries they gather (times
-// k) nor more than 2^24 elements in all.
-index_t transpose_blocks(index_t rows, index_t cols, index_t nnz, index_t k) {
-  if (rows <= 1 || nnz < 2 * parallel_min_work || cols <= 0) return 1;
-  index_t b = std::min<index_t>(8, nnz / parallel_min_work);
-  b = std::min(b, 2 * nnz / cols + 1);
-  b = std::min(b, (index_t(1) << 24) / std::max<index_t>(1, cols * k) + 1);
-  return std::max<index_t>(1, b);
+// Every output row is summed in A's row order (the order of one serial scatter) whatever the
+// threads: threads split the OUTPUT rows, and each walks all of A's rows for the entries whose
+// column falls in its range (columns are sorted within a row: one run per row). No buffers, the
+// same bits on any number of threads; each thread reads every row's offsets and the column
+// indices at its run's ends. (Cutting A's rows into blocks with buffers, added in block order,
+// made one thread pay the buffers: 1.8-2.1x Eigen's serial scatter on W14's Laplacian.)
+
+// Rows with more entries than this find their run by binary search, shorter ones by a scan.
+constexpr index_t run_search_from = 32;
+
+// Entries [b, e) of a row (columns ci sorted): narrowed to those with columns in [j0, j1).
+template <class I>
+LZ_INLINE void column_run(const I* ci, index_t& b, index_t& e, index_t j0, index_t j1) {
+  if (b == e || index_t(ci[b]) >= j1 || index_t(ci[e - 1]) < j0) {
+    e = b;
+    return;
+  }
+  if (e - b > run_search_from) {
+    b = std::lower_bound(ci + b, ci + e, j0, [](I c, index_t j) { return index_t(c) < j; }) - ci;
+    e = std::lower_bound(ci + b, ci + e, j1, [](I c, index_t j) { return index_t(c) < j; }) - ci;
+    return;
+  }
+  while (index_t(ci[b]) < j0) ++b;
+  while (index_t(ci[e - 1]) >= j1) --e;
 }
 
-// Out[c_k, :] += (alpha·X[i, :])·v_k for rows [r0, r1); X's row i at X + i·rsx (stride csx),
-// Out's row j at Out + (j - lo)·rso (stride cso: Out holds the output rows from lo on); k columns.
-// Out of line: one compiled copy for every caller (one thread or several, values stored or
-// computed), so that no inlining site contracts its complex products into FMAs differently
-// (complex<float> results differed between 1 and 2 threads once the callers changed).
+// Out[c, :] += (alpha·X[i, :])·A(i, c) for A's entries in rows [r0, r1) with columns c in
+// [j0, j1); X's row i at X + i·rsx (stride csx), Out's row c at Out + c·rso (stride cso); k
+// columns. A vector over all of Out (one thread's scatter) has its own loop, with no run to find
+// (a Laplacian's rows are 5 entries: the two ends' tests were 1.1-1.2x the time), and a
+// contiguous y its own too. That loop still loads each row's last column and branches on it
+// before the row's updates: W14's random matrix ran 1.3x faster with that test than without
+// (Eigen's speed without; a prefetch of it instead: no gain; why is not established — no
+// hardware counters in the VM it was measured in). Every product is an explicit fma
+// (common.hpp), so the copies and any inlining compute the same bits.
 template <bool Conj, class V, class I>
 LZ_NOINLINE void scatter_rows(const csr<V, I>& A, index_t r0, index_t r1, index_t k, V alpha,
                               const V* X, index_t rsx, index_t csx, V* Out, index_t rso,
-                              index_t cso, index_t lo) {
+                              index_t cso, index_t j0, index_t j1) {
   const I* rp = A.row_ptr;
   const I* ci = A.col_idx;
   const V* va = A.values;
   if (k == 1) {
-    for (index_t i = r0; i < r1; ++i) {
-      const V ax = mul(alpha, X[i * rsx]);
-      for (index_t p = rp[i], e = rp[i + 1]; p < e; ++p) {
-        V* o = Out + (index_t(ci[p]) - lo) * rso;
-        *o = madd(*o, ax, ld<Conj>(va, p));
+    const auto rows = [&]<bool Whole, bool Unit>(std::bool_constant<Whole>,
+                                                 std::bool_constant<Unit>) {
+      for (index_t i = r0; i < r1; ++i) {
+        index_t b = rp[i], e = rp[i + 1];
+        if constexpr (!Whole) {
+          column_run(ci, b, e, j0, j1);
+          if (b == e) continue;
+        } else if (b == e || index_t(ci[e - 1]) < j0) { // (j0 = 0: never; see above)
+          continue;
+        }
+        const V ax = mul(alpha, X[i * rsx]);
+        for (index_t p = b; p < e; ++p) {
+          V* o = Out + (Unit ? index_t(ci[p]) : index_t(ci[p]) * rso);
+          *o = madd(*o, ax, ld<Conj>(va, p));
+        }
       }
-    }
+    };
+    const bool whole = j0 == 0 && j1 == A.cols;
+    if (whole && rso == 1)
+      rows(std::true_type{}, std::true_type{});
+    else if (whole)
+      rows(std::true_type{}, std::false_type{});
+    else if (rso == 1)
+      rows(std::false_type{}, std::true_type{});
+    else
+      rows(std::false_type{}, std::false_type{});
     return;
   }
   std::vector<V> ax(static_cast<std::size_t>(k));
   for (index_t i = r0; i < r1; ++i) {
+    index_t b = rp[i], e = rp[i + 1];
+    column_run(ci, b, e, j0, j1);
+    if (b == e) continue;
     for (index_t j = 0; j < k; ++j) ax[std::size_t(j)] = mul(alpha, X[i * rsx + j * csx]);
-    for (index_t p = rp[i], e = rp[i + 1]; p < e; ++p) {
+    for (index_t p = b; p < e; ++p) {
       const V a = ld<Conj>(va, p);
-      V* o = Out + (index_t(ci[p]) - lo) * rso;
+      V* o = Out + index_t(ci[p]) * rso;
       if (cso == 1)
         for (index_t j = 0; j < k; ++j) o[j] = madd(o[j], ax[std::size_t(j)], a);
       else
@@ -285,88 +332,45 @@ LZ_NOINLINE void scatter_rows(const csr<V, I>& A, index_t r0, index_t r1, index_
   }
 }
 
-// The output rows A's rows [r0, r1) add into: [lo, hi) from each row's first and last column
-// (columns are sorted within rows); none: lo = hi.
+// Whether rows of A mostly fall within one of `parts` equal ranges of columns: of up to 256 rows
+// spread over A, at most a quarter with a first and last column in different ranges (a band
+// matrix's rows do, a random matrix's do not: every thread would then walk every row).
 template <class V, class I>
-void touched_rows(const csr<V, I>& A, index_t r0, index_t r1, index_t& lo, index_t& hi) {
-  lo = A.cols, hi = 0;
-  for (index_t i = r0; i < r1; ++i) {
-    const index_t b = A.row_ptr[i], e = A.row_ptr[i + 1];
-    if (b == e) continue;
-    lo = std::min<index_t>(lo, A.col_idx[b]);
-    hi = std::max<index_t>(hi, index_t(A.col_idx[e - 1]) + 1);
+bool rows_within_ranges(const csr<V, I>& A, index_t parts) {
+  const index_t samples = std::min<index_t>(A.rows, 256);
+  index_t across = 0;
+  for (index_t q = 0; q < samples; ++q) {
+    const index_t i = A.rows * q / samples, b = A.row_ptr[i], e = A.row_ptr[i + 1];
+    if (b < e &&
+        index_t(A.col_idx[b]) * parts / A.cols != index_t(A.col_idx[e - 1]) * parts / A.cols)
+      ++across;
   }
-  if (lo >= hi) lo = hi = 0;
+  return 4 * across <= samples;
 }
 
-// Out (A.cols × k at (rso, cso)) = beta·Out + (the scatter of A's rows): rows(r0, r1, O, ro, co,
-// lo) adds the products of A's rows [r0, r1) into O (output row j at O + (j - lo)·ro, stride co),
-// over the blocks of transpose_blocks: block 0 into Out, every other one into a zeroed buffer
-// spanning only the output rows its rows touch (a band: W14's Laplacian transposed took 2.0-2.1x
-// Eigen's time on one thread with buffers of every output row), added into Out in block order,
-// whatever the threads.
+// Out (A.cols × k at (rso, cso)) = beta·Out + (the scatter of all of A's rows): rows(j0, j1)
+// adds the products of A's entries with columns in [j0, j1) into Out, in row order. One range
+// (all of Out) on one thread; with threads, one range of output rows per thread (equal counts of
+// rows), when the work is worth it, the ranges hold at least 64 rows each, and A's rows mostly
+// fall within one range. On a random matrix every thread walks nearly every row and computes
+// (for spmv_fill) nearly every value: two threads ran W14's random matrix (10 a row) at
+// 0.5-0.8x one thread's speed at 40 000-160 000 rows, 0.75-1.1x at 360 000-640 000.
 template <class V, class I, class Rows>
-void scatter_blocks(const csr<V, I>& A, index_t k, V beta, V* Out, index_t rso, index_t cso,
+void scatter_ranges(const csr<V, I>& A, index_t k, V beta, V* Out, index_t rso, index_t cso,
                     bool threads, const Rows& rows) {
-  const index_t blocks = transpose_blocks(A.rows, A.cols, A.nnz, k);
   const index_t cols = A.cols;
-  if (blocks == 1) {
+  const int nt = threads && A.nnz * k >= 2 * parallel_min_work ? num_threads() : 1;
+  index_t parts = std::max<index_t>(1, std::min<index_t>(nt, cols / 64));
+  if (parts > 1 && !rows_within_ranges(A, parts)) parts = 1;
+  if (parts == 1) {
     scale_mat(cols, k, beta, Out, rso, cso);
-    rows(index_t(0), A.rows, Out, rso, cso, index_t(0));
+    rows(index_t(0), cols);
     return;
   }
-  const index_t total = A.nnz + A.rows;
-  // Block b: its rows, and for b > 0 the output rows they touch with a zeroed buffer over them
-  // (row-major (hi - lo) × k), set by `start`.
-  struct span {
-    index_t r0, r1, lo = 0, hi = 0;
-    std::vector<V> buf;
-  };
-  std::vector<span> sp(static_cast<std::size_t>(blocks));
-  for (index_t b = 0; b < blocks; ++b) {
-    span& q = sp[std::size_t(b)];
-    q.r0 = b == 0 ? 0 : row_at_work(A.row_ptr, A.rows, total * b / blocks);
-    q.r1 = b + 1 == blocks ? A.rows : row_at_work(A.row_ptr, A.rows, total * (b + 1) / blocks);
-  }
-  auto start = [&](span& q) {
-    touched_rows(A, q.r0, q.r1, q.lo, q.hi);
-    q.buf.assign(static_cast<std::size_t>((q.hi - q.lo) * k), V(0));
-  };
-  // Block q's buffer added into Out for output rows [j0, j1).
-  auto add_into = [&](const span& q, index_t j0, index_t j1) {
-    for (index_t j = std::max(j0, q.lo); j < std::min(j1, q.hi); ++j)
-      for (index_t l = 0; l < k; ++l)
-        Out[j * rso + l * cso] += q.buf[std::size_t((j - q.lo) * k + l)];
-  };
-  const bool par = threads && num_threads() > 1;
-  if (!par) {
-    scale_mat(cols, k, beta, Out, rso, cso);
-    rows(sp[0].r0, sp[0].r1, Out, rso, cso, index_t(0));
-    for (index_t b = 1; b < blocks; ++b) {
-      span& q = sp[std::size_t(b)];
-      if (b > 1) q.buf = std::move(sp[std::size_t(b - 1)].buf); // (one buffer, reused)
-      start(q);
-      rows(q.r0, q.r1, q.buf.data(), k, index_t(1), q.lo);
-      add_into(q, 0, cols);
-    }
-    return;
-  }
-  cpu::parallel_for(blocks, 1, [&](index_t b0, index_t b1) {
-    for (index_t b = b0; b < b1; ++b) {
-      span& q = sp[std::size_t(b)];
-      if (b == 0) {
-        scale_mat(cols, k, beta, Out, rso, cso);
-        rows(q.r0, q.r1, Out, rso, cso, index_t(0));
-      } else {
-        start(q);
-        rows(q.r0, q.r1, q.buf.data(), k, index_t(1), q.lo);
-      }
-    }
-  });
-  // Out[j] = ((Out[j] + buf₁[j]) + buf₂[j]) + ...: the order of the one-thread loop above.
-  const index_t grain = std::max<index_t>(1, 16384 / std::max<index_t>(1, k));
-  cpu::parallel_for(cols, grain, [&](index_t j0, index_t j1) {
-    for (index_t b = 1; b < blocks; ++b) add_into(sp[std::size_t(b)], j0, j1);
+  cpu::parallel_for(parts, 1, [&](index_t p0, index_t p1) {
+    const index_t j0 = cols * p0 / parts, j1 = cols * p1 / parts;
+    scale_mat(j1 - j0, k, beta, Out + j0 * rso, rso, cso);
+    rows(j0, j1);
   });
 }
 
@@ -374,10 +378,9 @@ void scatter_blocks(const csr<V, I>& A, index_t k, V beta, V* Out, index_t rso, 
 template <bool Conj, class V, class I>
 void scatter(const csr<V, I>& A, index_t k, V alpha, const V* X, index_t rsx, index_t csx, V beta,
              V* Out, index_t rso, index_t cso, bool threads) {
-  scatter_blocks(A, k, beta, Out, rso, cso, threads,
-                 [&](index_t r0, index_t r1, V* O, index_t ro, index_t co, index_t lo) {
-                   scatter_rows<Conj>(A, r0, r1, k, alpha, X, rsx, csx, O, ro, co, lo);
-                 });
+  scatter_ranges(A, k, beta, Out, rso, cso, threads, [&](index_t j0, index_t j1) {
+    scatter_rows<Conj>(A, 0, A.rows, k, alpha, X, rsx, csx, Out, rso, cso, j0, j1);
+  });
 }
 
 // ---- Y = alpha·f(a·A + b·B)·X + beta·Y: SpMV / SpMM over a merge -------------------------------
@@ -406,7 +409,7 @@ void sum_rows(const csr<V, I>& A, V a, const csr<V, I>& B, V b, const value_map<
   index_t used = 0, nseg = 0;
   V carry{}; // k == 1: the sum so far of a row split over blocks (0 between rows)
   const auto store = [&](V* out, V s) {
-    *out = beta == V(0) ? mul(alpha, s) : mul(alpha, s) + mul(beta, *out);
+    *out = beta == V(0) ? mul(alpha, s) : axpby(alpha, s, beta, *out);
   };
   // k > 1: entries [e0, e1) of a long row into acc (one running sum per column, in order).
   const auto accumulate = [&](index_t e0, index_t e1) {
@@ -488,7 +491,7 @@ void sum_rows(const csr<V, I>& A, V a, const csr<V, I>& B, V b, const value_map<
         } else if (cb < ca) {
           cols[u] = I(cb), vals[u] = mul(b, bva[kb++]);
         } else {
-          cols[u] = I(ca), vals[u] = mul(a, ava[ka++]) + mul(b, bva[kb++]);
+          cols[u] = I(ca), vals[u] = axpby(a, ava[ka++], b, bva[kb++]);
         }
         ++u;
       }
@@ -533,20 +536,38 @@ struct filled_blocks {
     while (j < r1 && j - i < merge_block && index_t(A.row_ptr[j + 1]) - base <= merge_block) ++j;
     return j;
   }
-  // Rows [i, j) (from end()).
-  csr<V, I> rows(index_t i, index_t j) {
+  // Rows [i, j) (from end()); only the values of entries [s0, s1) written when given (the
+  // others are left unspecified: a scatter of one range of output rows reads no other).
+  csr<V, I> rows(index_t i, index_t j, index_t s0 = -1, index_t s1 = -1) {
     const index_t base = A.row_ptr[i], n = index_t(A.row_ptr[j]) - base;
-    if (n > 0) f.fill(f.ctx, base, vals.data(), n);
+    if (s0 < 0) s0 = base, s1 = base + n;
+    if (s1 > s0) f.fill(f.ctx, s0, vals.data() + (s0 - base), s1 - s0);
     for (index_t r = i; r <= j; ++r) rp[r - i] = I(index_t(A.row_ptr[r]) - base);
     return {j - i, A.cols, n, rp.data(), A.col_idx + base, vals.data()};
   }
-  // Entries [k0, k0 + n) of one row, as one row.
-  csr<V, I> piece(index_t k0, index_t n) {
-    f.fill(f.ctx, k0, vals.data(), n);
+  // Entries [k0, k0 + n) of one row, as one row; values as for rows().
+  csr<V, I> piece(index_t k0, index_t n, index_t s0 = -1, index_t s1 = -1) {
+    if (s0 < 0) s0 = k0, s1 = k0 + n;
+    if (s1 > s0) f.fill(f.ctx, s0, vals.data() + (s0 - k0), s1 - s0);
     rp[0] = 0, rp[1] = I(n);
     return {1, A.cols, n, rp.data(), A.col_idx + k0, vals.data()};
   }
 };
+
+// The entries [s0, s1) of rows [i, j) that span every entry with a column in [c0, c1) (the
+// runs' first to last); none: s0 == s1.
+template <class I>
+void column_span(const I* row_ptr, const I* ci, index_t i, index_t j, index_t c0, index_t c1,
+                 index_t& s0, index_t& s1) {
+  s0 = s1 = 0;
+  for (index_t r = i; r < j; ++r) {
+    index_t b = row_ptr[r], e = row_ptr[r + 1];
+    column_run(ci, b, e, c0, c1);
+    if (b == e) continue;
+    if (s0 == s1) s0 = b;
+    s1 = e;
+  }
+}
 
 template <class V, class I>
 void fill_rows(const csr<V, I>& A, const value_fill<V>& f, index_t r0, index_t r1, index_t k,
@@ -599,7 +620,7 @@ void fill_rows(const csr<V, I>& A, const value_fill<V>& f, index_t r0, index_t r
     V* yr = Y + i * rsy;
     for (index_t c = 0; c < k; ++c) {
       V* out = yr + c * csy;
-      *out = beta == V(0) ? mul(alpha, acc[c]) : mul(alpha, acc[c]) + mul(beta, *out);
+      *out = beta == V(0) ? mul(alpha, acc[c]) : axpby(alpha, acc[c], beta, *out);
     }
     ++i;
   }
@@ -726,32 +747,59 @@ void sum_product(trans ta, const csr<V, I>& A, V a, trans tb, const csr<V, I>& B
   });
 }
 
-// scatter_rows for rows [r0, r1) of F (A's pattern, f's values): blocks of whole rows (at most
-// merge_block entries and rows) and pieces of a longer row, their values written by f into a
-// buffer, each through scatter_rows with its row offsets rebased: every entry is added into Out
-// in storage order, as the stored matrix's are.
+// scatter_rows for all rows of F (A's pattern, f's values), the entries with columns in
+// [j0, j1): blocks of whole rows (at most merge_block entries and rows) and pieces of a longer
+// row, every entry added into Out in storage order, as the stored matrix's are. For one range
+// of output rows (a thread's share), f writes only the span of the block's entries in it (a
+// block with none is skipped: a band matrix's thread computes about its share of the values).
+// For all of Out, a vector's block is scattered in parts, each after f's hint for a part of the
+// next block's entries, as fill_rows does (f's burst read of its values overlaps the scatter).
 template <bool Conj, class V, class I>
-void scatter_fill_rows(const csr<V, I>& A, const value_fill<V>& f, index_t r0, index_t r1,
-                       index_t k, V alpha, const V* X, index_t rsx, index_t csx, V* Out,
-                       index_t rso, index_t cso, index_t lo) {
+void scatter_fill_rows(const csr<V, I>& A, const value_fill<V>& f, index_t k, V alpha, const V* X,
+                       index_t rsx, index_t csx, V* Out, index_t rso, index_t cso, index_t j0,
+                       index_t j1) {
   filled_blocks<V, I> fb{A, f};
-  for (index_t i = r0; i < r1;) {
-    const index_t j = fb.end(i, r1);
+  const I* rp = A.row_ptr;
+  const bool whole = j0 == 0 && j1 == A.cols;
+  index_t s0, s1;
+  for (index_t i = 0; i < A.rows;) {
+    const index_t j = fb.end(i, A.rows);
     if (j > i) { // rows [i, j): one block
-      scatter_rows<Conj>(fb.rows(i, j), 0, j - i, k, alpha, X + i * rsx, rsx, csx, Out, rso, cso,
-                         lo);
+      if (whole)
+        s0 = rp[i], s1 = rp[j];
+      else
+        column_span(rp, A.col_idx, i, j, j0, j1, s0, s1);
+      if (s1 > s0) {
+        const csr<V, I> blk = fb.rows(i, j, s0, s1);
+        const index_t next = rp[j], left = index_t(rp[A.rows]) - next;
+        const index_t parts =
+            whole && k == 1 && f.touch && left > 0 ? std::min<index_t>(fill_parts, j - i) : 1;
+        for (index_t q = 0; q < parts; ++q) {
+          if (parts > 1) {
+            const index_t t0 = merge_block * q / parts, t1 = merge_block * (q + 1) / parts;
+            if (t0 < left) f.touch(f.ctx, next + t0, std::min(t1, left) - t0);
+          }
+          const index_t a0 = (j - i) * q / parts, a1 = (j - i) * (q + 1) / parts;
+          scatter_rows<Conj>(blk, a0, a1, k, alpha, X + i * rsx, rsx, csx, Out, rso, cso, j0, j1);
+        }
+      }
       i = j;
       continue;
     }
-    for (index_t k0 = A.row_ptr[i], e = A.row_ptr[i + 1]; k0 < e; k0 += merge_block) // longer
-      scatter_rows<Conj>(fb.piece(k0, std::min(merge_block, e - k0)), 0, 1, k, alpha, X + i * rsx,
-                         rsx, csx, Out, rso, cso, lo);
+    for (index_t k0 = rp[i], e = rp[i + 1]; k0 < e; k0 += merge_block) { // longer
+      const index_t n = std::min(merge_block, e - k0);
+      const I r[2] = {I(k0), I(k0 + n)};
+      column_span(r, A.col_idx, 0, 1, j0, j1, s0, s1);
+      if (s1 > s0)
+        scatter_rows<Conj>(fb.piece(k0, n, s0, s1), 0, 1, k, alpha, X + i * rsx, rsx, csx, Out, rso,
+                           cso, j0, j1);
+    }
     ++i;
   }
 }
 
 // spmv_fill / spmm_fill's body: F's rows over threads, each with its own buffer; op(F) = Fᵀ or
-// Fᴴ scatters them as spmv / spmm do a stored matrix's (the same blocks, the same order).
+// Fᴴ scatters them as spmv / spmm do a stored matrix's (the same ranges, the same order).
 template <class V, class I>
 void fill_product(trans t, const csr<V, I>& A, const value_fill<V>& f, index_t k, V alpha,
                   const V* X, index_t rsx, index_t csx, V beta, V* Y, index_t rsy, index_t csy,
@@ -769,14 +817,14 @@ void fill_product(trans t, const csr<V, I>& A, const value_fill<V>& f, index_t k
     return;
   }
   const auto rows = [&]<bool Conj>(std::bool_constant<Conj>) {
-    return [&](index_t r0, index_t r1, V* O, index_t ro, index_t co, index_t lo) {
-      scatter_fill_rows<Conj>(A, f, r0, r1, k, alpha, X, rsx, csx, O, ro, co, lo);
+    return [&](index_t j0, index_t j1) {
+      scatter_fill_rows<Conj>(A, f, k, alpha, X, rsx, csx, Y, rsy, csy, j0, j1);
     };
   };
   if (t == trans::conj_transpose && is_complex_v<V>)
-    scatter_blocks(A, k, beta, Y, rsy, csy, threads, rows(std::true_type{}));
+    scatter_ranges(A, k, beta, Y, rsy, csy, threads, rows(std::true_type{}));
   else
-    scatter_blocks(A, k, beta, Y, rsy, csy, threads, rows(std::false_type{}));
+    scatter_ranges(A, k, beta, Y, rsy, csy, threads, rows(std::false_type{}));
 }
 
 template <class V, class I>

@@ -336,6 +336,43 @@ BOOST_AUTO_TEST_CASE(a_values_product_gives_the_same_bits_on_one_thread_or_two) 
   Bref = Bt * Xb;
   BOOST_TEST(close(b1, bref, 1e-12));
   BOOST_TEST(close(B1, Bref, 1e-12));
+  // Rows of 2 000 to 10 000 entries (each cut into pieces) over ranges of the output: 6 blocks
+  // of 20 000 columns, 10 rows each (every row within one range of 2 or 3), the same bits on 1
+  // to 3 threads, and as the stored matrix's scatter.
+  std::vector<std::int32_t> lr, lc;
+  std::vector<double> lv;
+  for (index_t i = 0; i < 60; ++i)
+    for (index_t j = (i / 10) * 20000; j < (i / 10 + 1) * 20000; ++j)
+      if (u(g) < (i % 10 == 0 ? 0.0 : -0.7)) // densities 0.5, 0.15
+        lr.push_back(std::int32_t(i)), lc.push_back(std::int32_t(j)), lv.push_back(u(g));
+  const auto L = lz::csr_matrix<double>::from_triplets(60, 120000, lr, lc, lv);
+  BOOST_TEST(L.nnz() > 150000);
+  const lz::csr_matrix<double> Lf = lz::sin(L);
+  const auto xl = random_dense<double>(lz::shape_t<1>{60}, 657);
+  const auto Xl = random_dense<double>(lz::shape_t<2>{60, 2}, 658);
+  lz::vector<double> l1(120000), ln(120000), lref(120000);
+  lz::matrix<double> L1(120000, 2), Ln(120000, 2), Lref(120000, 2);
+  lz::set_num_threads(1);
+  l1 = lz::sin(lz::transpose(L)) * xl;
+  L1 = lz::sin(lz::transpose(L)) * Xl;
+  lref = lz::transpose(Lf) * xl;
+  Lref = lz::transpose(Lf) * Xl;
+  BOOST_TEST(close(l1, lref, 0));
+  BOOST_TEST(close(L1, Lref, 0));
+  for (int threads : {2, 3}) {
+    lz::set_num_threads(threads);
+    ln = lz::sin(lz::transpose(L)) * xl;
+    Ln = lz::sin(lz::transpose(L)) * Xl;
+    lref = lz::transpose(Lf) * xl;
+    Lref = lz::transpose(Lf) * Xl;
+    BOOST_TEST_INFO(threads << " threads");
+    BOOST_TEST(close(ln, l1, 0));
+    BOOST_TEST(close(Ln, L1, 0));
+    BOOST_TEST(close(lref, l1, 0));
+    BOOST_TEST(close(Lref, L1, 0));
+  }
+  lz::set_num_threads(before);
+  BOOST_TEST(close(l1, lz::eval(lz::sin(lz::transpose(lz::to_dense(L))) * xl), 1e-12));
 }
 
 BOOST_AUTO_TEST_CASE(

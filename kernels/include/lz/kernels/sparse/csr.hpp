@@ -28,7 +28,10 @@ struct csr {
 /// (NaN and Inf in y do not leak). `threads`: false runs on the calling thread only; true lets
 /// the kernel split the work over lazuli's threads (kernels::cpu::parallel_for) when it is large
 /// enough. Results do not depend on the number of threads (each y element is summed in one fixed
-/// order). @pre x and y do not overlap.
+/// order). op(A) = Aᵀ or Aᴴ scatters A's rows: y = β·y, then each entry added into y in storage
+/// order (one serial scatter's order); threads split y's elements into ranges, each walking every
+/// row of A for its range's entries (no buffers), when A's rows mostly fall within one range (a
+/// random matrix's scatter runs on the calling thread). @pre x and y do not overlap.
 template <class V, class I>
 void spmv(blas::trans t, const csr<V, I>& A, V alpha, const V* x, index_t incx, V beta, V* y,
           index_t incy, bool threads);
@@ -67,12 +70,13 @@ struct value_fill {
 /// block of at most 2048 entries at a time, and sums each row against x (A's column indices read
 /// in place), so F's values never exist whole (`y = abs(A) * x` reads A once and writes no
 /// temporary). A row longer than a block is cut at fixed multiples of 2048 from its start; each y
-/// element is one sum in column order whatever the threads. op(F) = Fᵀ or Fᴴ scatters the
-/// blocks as spmv scatters a stored matrix's rows (the same blocks and order). The result does
-/// not depend on the thread count. Recorded and traced as spmv ("dcsrmv"; "values=f" in the
-/// trace). beta == 0 never reads y. An exception from f propagates; y's elements are then each
-/// old or new (op = none) or y is unspecified (a transpose: it scatters). @pre x and y do not
-/// overlap.
+/// element is one sum in column order whatever the threads. op(F) = Fᵀ or Fᴴ scatters F's
+/// entries as spmv scatters a stored matrix's (the same order: the same bits as spmv of F
+/// stored); with threads, each one's f writes only the entries of a block in its range of y.
+/// The result does not depend on the thread count. Recorded and traced as spmv ("dcsrmv";
+/// "values=f" in the trace). beta == 0 never reads y. An exception from f propagates; y's elements
+/// are then each old or new (op = none) or y is unspecified (a transpose: it scatters). @pre x and
+/// y do not overlap.
 template <class V, class I>
 void spmv_fill(blas::trans t, const csr<V, I>& A, value_fill<V> f, V alpha, const V* x,
                index_t incx, V beta, V* y, index_t incy, bool threads);
