@@ -249,7 +249,7 @@ void mm_rows(const csr<V, I>& A, index_t r0, index_t r1, index_t k, V alpha, con
 // column falls in its range (columns are sorted within a row: one run per row). No buffers, the
 // same bits on any number of threads; each thread reads every row's offsets and the column
 // indices at its run's ends. (Cutting A's rows into blocks with buffers, added in block order,
-// made one thread pay the buffers: 1.8-2.1x Eigen's serial scatter on W14's Laplacian.)
+// made one thread pay the buffers: 1.6-2.1x Eigen's serial scatter on W14's Laplacian.)
 
 // Rows with more entries than this find their run by binary search, shorter ones by a scan.
 constexpr index_t run_search_from = 32;
