@@ -65,6 +65,7 @@ class csr_matrix {
     p->cols = cols;
     p->own_row_ptr.assign(std::size_t(rows) + 1, I(0));
     p->row_ptr = p->own_row_ptr.data();
+    p->lower = p->upper = 0;
     p_ = std::move(p);
   }
   /// Takes CSR arrays over (moved in). `order`: check them (lz::layout_error naming the row) or
@@ -256,7 +257,8 @@ class csr_matrix {
   bool shares_pattern_with(const csr_matrix& o) const noexcept { return p_ == o.p_; }
 
   detail::pattern_ref<I> pattern() const noexcept {
-    return {p_->rows, p_->cols, p_->nnz, p_->row_ptr, p_->col_idx, false, &p_};
+    return {p_->rows, p_->cols, p_->nnz, p_->row_ptr, p_->col_idx,
+            false,    &p_,      true,    p_->lower,   p_->upper};
   }
   csr_view<T, I> view() noexcept { return {pattern(), v_.data()}; }
   csr_view<const T, I> view() const noexcept { return {pattern(), v_.data()}; }
@@ -281,6 +283,10 @@ class csr_matrix {
     static_assert(std::is_same_v<typename G::value_type, T>,
                   "lz::csr_matrix: assigning a sparse product or sum of another element type");
   }
+  // The bandwidths of a new pattern (one pass over its rows' ends; products' threads use them).
+  static void find_band(pattern_t& p) {
+    kernels::sparse::band_of<I>(p.rows, p.row_ptr, p.col_idx, p.lower, p.upper);
+  }
   // Takes a product's or sum's arrays: the pattern's vectors and the values' tensor, moved.
   csr_matrix& take(fusion::spgemm_result<T, I>&& r, const shape_t<2>& shape) {
     auto p = std::make_shared<pattern_t>();
@@ -291,6 +297,7 @@ class csr_matrix {
     p->own_col_idx = std::move(r.col_idx);
     p->row_ptr = p->own_row_ptr.data();
     p->col_idx = p->own_col_idx.data();
+    find_band(*p);
     if (r.values.size() != p->nnz) // (a kernel that returned before asking for the values)
       r.values = tensor<T, 1>(shape_t<1>{p->nnz}, uninitialized);
     p_ = std::move(p);
@@ -307,6 +314,7 @@ class csr_matrix {
     p->own_col_idx = std::move(ci);
     p->row_ptr = p->own_row_ptr.data();
     p->col_idx = p->own_col_idx.data();
+    find_band(*p);
     tensor<T, 1> v(shape_t<1>{nnz}, uninitialized);
     std::copy(vals, vals + nnz, v.data());
     p_ = std::move(p);
@@ -321,6 +329,7 @@ class csr_matrix {
     p->own_col_idx.assign(pr.col_idx, pr.col_idx + pr.nnz);
     p->row_ptr = p->own_row_ptr.data();
     p->col_idx = p->own_col_idx.data();
+    find_band(*p);
     return p;
   }
   // CSR of the transpose of the stored (rows × cols) matrix (kernels::sparse::transpose).
@@ -340,7 +349,9 @@ class csr_matrix {
 
 /// Adopts CSR arrays the caller owns (zero-copy; they must outlive the view and every expression
 /// over it). The pattern is checked (lz::layout_error naming the row), or with csr_order::sort
-/// sorted in place first (duplicates are then refused: sorting cannot shrink adopted arrays).
+/// sorted in place first (duplicates are then refused: sorting cannot shrink adopted arrays),
+/// and its bandwidths found (kernels::sparse::band_of): row_ptr and col_idx must not change
+/// while the view is in use (values may).
 template <class T, class I>
 csr_view<T, I> adopt_csr(index_t rows, index_t cols, index_t nnz, I* row_ptr, I* col_idx, T* values,
                          csr_order order = csr_order::check) {
@@ -360,7 +371,9 @@ csr_view<T, I> adopt_csr(index_t rows, index_t cols, index_t nnz, I* row_ptr, I*
         nnz)
       detail::throw_bad_pattern(call, "duplicate column in a row (cannot be summed in place)", -1);
   }
-  return {detail::pattern_ref<I>{rows, cols, nnz, row_ptr, col_idx, false, nullptr}, values};
+  detail::pattern_ref<I> p{rows, cols, nnz, row_ptr, col_idx, false, nullptr};
+  kernels::sparse::band_of<I>(rows, row_ptr, col_idx, p.lower, p.upper);
+  return {p, values};
 }
 
 /// Adopts CSC arrays (col_ptr: cols + 1 offsets, row_idx): the transposed view of the CSR

@@ -178,6 +178,21 @@ LZ_SPARSE_BUILD_V(std::complex<double>)
 #undef LZ_SPARSE_BUILD_V
 #undef LZ_SPARSE_BUILD
 
+template <class I>
+void band_of(index_t rows, const I* row_ptr, const I* col_idx, index_t& lower, index_t& upper) {
+  lower = 0, upper = 0;
+  for (index_t i = 0; i < rows; ++i) {
+    const index_t b = row_ptr[i], e = row_ptr[i + 1];
+    if (b == e) continue;
+    lower = std::max(lower, i - index_t(col_idx[b]));
+    upper = std::max(upper, index_t(col_idx[e - 1]) - i);
+  }
+}
+
+template void band_of<std::int32_t>(index_t, const std::int32_t*, const std::int32_t*, index_t&,
+                                    index_t&);
+template void band_of<std::int64_t>(index_t, const std::int64_t*, const std::int64_t*, index_t&,
+                                    index_t&);
 template const char* check_pattern<std::int32_t>(index_t, index_t, index_t, const std::int32_t*,
                                                  const std::int32_t*, bool, index_t&);
 template const char* check_pattern<std::int64_t>(index_t, index_t, index_t, const std::int64_t*,

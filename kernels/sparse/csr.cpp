@@ -8,8 +8,9 @@
 // more entries, one for shorter ones, and one per column for a block of columns; threads take whole
 // rows, so the result does not depend on how many there are. op(A) = Aᵀ or Aᴴ scatters rows of A
 // into the output: every output element is summed in A's row order (one serial scatter's order:
-// y = ((β·y + a₀) + a₁) + ...), and threads split the output rows, each walking all of A's rows
-// for the entries in its range: no buffers, the same bits on any number of threads. A product
+// y = ((β·y + a₀) + a₁) + ...), and threads split the output rows, each walking A's rows (those
+// within A's band of its range, when the band is known) for the entries in its range: no
+// buffers, the same bits on any number of threads. A product
 // whose values a callback computes (spmv_fill, spmm_fill) sums each whole row as a stored
 // matrix's, and a row longer than its 2048-entry blocks in pieces from the row's start, added
 // in order, or scatters its entries as above: again whatever the threads.
@@ -24,6 +25,7 @@
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace lz::kernels::sparse {
@@ -245,10 +247,11 @@ void mm_rows(const csr<V, I>& A, index_t r0, index_t r1, index_t k, V alpha, con
 
 // ---- op(A) = Aᵀ, Aᴴ: scatter -----------------------------------------------------------------
 // Every output row is summed in A's row order (the order of one serial scatter) whatever the
-// threads: threads split the OUTPUT rows, and each walks all of A's rows for the entries whose
-// column falls in its range (columns are sorted within a row: one run per row). No buffers, the
-// same bits on any number of threads; each thread reads every row's offsets and the column
-// indices at its run's ends. (Cutting A's rows into blocks with buffers, added in block order,
+// threads: threads split the OUTPUT rows, and each walks A's rows for the entries whose column
+// falls in its range (columns are sorted within a row: one run per row): the rows within A's
+// band of the range when the band is known (csr::lower, upper), else all of them, reading every
+// row's offsets and the column indices at its run's ends. No buffers, the same bits on any
+// number of threads. (Cutting A's rows into blocks with buffers, added in block order,
 // made one thread pay the buffers: 1.6-2.1x Eigen's serial scatter on W14's Laplacian.)
 
 // Rows with more entries than this find their run by binary search, shorter ones by a scan.
@@ -348,12 +351,26 @@ bool rows_within_ranges(const csr<V, I>& A, index_t parts) {
   return 4 * across <= samples;
 }
 
-// Out (A.cols × k at (rso, cso)) = beta·Out + (the scatter of all of A's rows): rows(j0, j1)
-// adds the products of A's entries with columns in [j0, j1) into Out, in row order. One range
-// (all of Out) on one thread; with threads, one range of output rows per thread (equal counts of
-// rows), when the work is worth it, the ranges hold at least 64 rows each, and A's rows mostly
-// fall within one range. On a random matrix every thread walks nearly every row and computes
-// (for spmv_fill) nearly every value: two threads ran W14's random matrix (10 a row) at
+// The rows of A that may hold an entry with a column in [j0, j1): with A's bandwidths known,
+// [j0 - upper, j1 + lower) within [0, rows) (a band matrix's thread walks about its share of
+// the rows), else all of them.
+template <class V, class I>
+std::pair<index_t, index_t> rows_reaching(const csr<V, I>& A, index_t j0, index_t j1) {
+  if (A.lower < 0 || A.upper < 0) return {0, A.rows};
+  return {std::clamp<index_t>(j0 - A.upper, 0, A.rows),
+          std::clamp<index_t>(j1 + A.lower, 0, A.rows)};
+}
+
+// Out (A.cols × k at (rso, cso)) = beta·Out + (the scatter of all of A's rows): rows(j0, j1, r0,
+// r1) adds the products of the entries of A's rows [r0, r1) with columns in [j0, j1) into Out,
+// in row order. One range (all of Out) on one thread; with threads, one range of output rows per
+// thread (equal counts of rows), when the work is worth it, the ranges hold at least 64 rows
+// each, and either A's known band is narrow (lower + upper at most a quarter of a range: each
+// thread walks only the rows reaching its range, rows_reaching) or A's rows mostly fall within
+// one range (each thread walks every row: on a CPU whose last-level cache does not hold A's
+// indices, two threads ran a 10⁶-row Laplacian at 0.9-1.0x one thread's speed that way, 1.5x
+// walking the band's rows). On a random matrix every thread would walk nearly every row and
+// compute (for spmv_fill) nearly every value: two threads ran W14's random matrix (10 a row) at
 // 0.5-0.8x one thread's speed at 40 000-160 000 rows, 0.75-1.1x at 360 000-640 000.
 template <class V, class I, class Rows>
 void scatter_ranges(const csr<V, I>& A, index_t k, V beta, V* Out, index_t rso, index_t cso,
@@ -361,16 +378,26 @@ void scatter_ranges(const csr<V, I>& A, index_t k, V beta, V* Out, index_t rso, 
   const index_t cols = A.cols;
   const int nt = threads && A.nnz * k >= 2 * parallel_min_work ? num_threads() : 1;
   index_t parts = std::max<index_t>(1, std::min<index_t>(nt, cols / 64));
-  if (parts > 1 && !rows_within_ranges(A, parts)) parts = 1;
+  bool narrow = false;
+  if (parts > 1) {
+    const index_t fine = std::max<index_t>(1, std::min<index_t>(index_t(4) * nt, cols / 64));
+    narrow = A.lower >= 0 && A.upper >= 0 && 4 * (A.lower + A.upper) * fine <= cols;
+    if (narrow)
+      parts = fine;
+    else if (!rows_within_ranges(A, parts))
+      parts = 1;
+  }
   if (parts == 1) {
     scale_mat(cols, k, beta, Out, rso, cso);
-    rows(index_t(0), cols);
+    rows(index_t(0), cols, index_t(0), A.rows);
     return;
   }
   cpu::parallel_for(parts, 1, [&](index_t p0, index_t p1) {
     const index_t j0 = cols * p0 / parts, j1 = cols * p1 / parts;
     scale_mat(j1 - j0, k, beta, Out + j0 * rso, rso, cso);
-    rows(j0, j1);
+    const auto [r0, r1] =
+        narrow ? rows_reaching(A, j0, j1) : std::pair<index_t, index_t>{0, A.rows};
+    rows(j0, j1, r0, r1);
   });
 }
 
@@ -378,9 +405,10 @@ void scatter_ranges(const csr<V, I>& A, index_t k, V beta, V* Out, index_t rso, 
 template <bool Conj, class V, class I>
 void scatter(const csr<V, I>& A, index_t k, V alpha, const V* X, index_t rsx, index_t csx, V beta,
              V* Out, index_t rso, index_t cso, bool threads) {
-  scatter_ranges(A, k, beta, Out, rso, cso, threads, [&](index_t j0, index_t j1) {
-    scatter_rows<Conj>(A, 0, A.rows, k, alpha, X, rsx, csx, Out, rso, cso, j0, j1);
-  });
+  scatter_ranges(A, k, beta, Out, rso, cso, threads,
+                 [&](index_t j0, index_t j1, index_t r0, index_t r1) {
+                   scatter_rows<Conj>(A, r0, r1, k, alpha, X, rsx, csx, Out, rso, cso, j0, j1);
+                 });
 }
 
 // ---- Y = alpha·f(a·A + b·B)·X + beta·Y: SpMV / SpMM over a merge -------------------------------
@@ -555,17 +583,28 @@ struct filled_blocks {
 };
 
 // The entries [s0, s1) of rows [i, j) that span every entry with a column in [c0, c1) (the
-// runs' first to last); none: s0 == s1.
+// runs' first to last); none: s0 == s1. The first run from the front, the last from the back: a
+// block inside the range costs two rows' tests.
 template <class I>
 void column_span(const I* row_ptr, const I* ci, index_t i, index_t j, index_t c0, index_t c1,
                  index_t& s0, index_t& s1) {
   s0 = s1 = 0;
-  for (index_t r = i; r < j; ++r) {
+  index_t r = i;
+  for (; r < j; ++r) {
     index_t b = row_ptr[r], e = row_ptr[r + 1];
     column_run(ci, b, e, c0, c1);
-    if (b == e) continue;
-    if (s0 == s1) s0 = b;
-    s1 = e;
+    if (b < e) {
+      s0 = b;
+      break;
+    }
+  }
+  for (index_t q = j; q-- > r;) {
+    index_t b = row_ptr[q], e = row_ptr[q + 1];
+    column_run(ci, b, e, c0, c1);
+    if (b < e) {
+      s1 = e;
+      return;
+    }
   }
 }
 
@@ -747,7 +786,7 @@ void sum_product(trans ta, const csr<V, I>& A, V a, trans tb, const csr<V, I>& B
   });
 }
 
-// scatter_rows for all rows of F (A's pattern, f's values), the entries with columns in
+// scatter_rows for rows [r0, r1) of F (A's pattern, f's values), the entries with columns in
 // [j0, j1): blocks of whole rows (at most merge_block entries and rows) and pieces of a longer
 // row, every entry added into Out in storage order, as the stored matrix's are. For one range
 // of output rows (a thread's share), f writes only the span of the block's entries in it (a
@@ -757,13 +796,13 @@ void sum_product(trans ta, const csr<V, I>& A, V a, trans tb, const csr<V, I>& B
 template <bool Conj, class V, class I>
 void scatter_fill_rows(const csr<V, I>& A, const value_fill<V>& f, index_t k, V alpha, const V* X,
                        index_t rsx, index_t csx, V* Out, index_t rso, index_t cso, index_t j0,
-                       index_t j1) {
+                       index_t j1, index_t r0, index_t r1) {
   filled_blocks<V, I> fb{A, f};
   const I* rp = A.row_ptr;
   const bool whole = j0 == 0 && j1 == A.cols;
   index_t s0, s1;
-  for (index_t i = 0; i < A.rows;) {
-    const index_t j = fb.end(i, A.rows);
+  for (index_t i = r0; i < r1;) {
+    const index_t j = fb.end(i, r1);
     if (j > i) { // rows [i, j): one block
       if (whole)
         s0 = rp[i], s1 = rp[j];
@@ -771,9 +810,9 @@ void scatter_fill_rows(const csr<V, I>& A, const value_fill<V>& f, index_t k, V 
         column_span(rp, A.col_idx, i, j, j0, j1, s0, s1);
       if (s1 > s0) {
         const csr<V, I> blk = fb.rows(i, j, s0, s1);
-        const index_t next = rp[j], left = index_t(rp[A.rows]) - next;
+        const index_t next = rp[j], left = index_t(rp[r1]) - next;
         const index_t parts =
-            whole && k == 1 && f.touch && left > 0 ? std::min<index_t>(fill_parts, j - i) : 1;
+            k == 1 && f.touch && left > 0 ? std::min<index_t>(fill_parts, j - i) : 1;
         for (index_t q = 0; q < parts; ++q) {
           if (parts > 1) {
             const index_t t0 = merge_block * q / parts, t1 = merge_block * (q + 1) / parts;
@@ -817,8 +856,8 @@ void fill_product(trans t, const csr<V, I>& A, const value_fill<V>& f, index_t k
     return;
   }
   const auto rows = [&]<bool Conj>(std::bool_constant<Conj>) {
-    return [&](index_t j0, index_t j1) {
-      scatter_fill_rows<Conj>(A, f, k, alpha, X, rsx, csx, Y, rsy, csy, j0, j1);
+    return [&](index_t j0, index_t j1, index_t r0, index_t r1) {
+      scatter_fill_rows<Conj>(A, f, k, alpha, X, rsx, csx, Y, rsy, csy, j0, j1, r0, r1);
     };
   };
   if (t == trans::conj_transpose && is_complex_v<V>)

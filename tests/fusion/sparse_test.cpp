@@ -461,6 +461,44 @@ BOOST_AUTO_TEST_CASE(products_match_the_dense_engine_for_every_type_index_and_la
   products_match_the_dense_engine<cf, std::int64_t>(500);
 }
 
+// The bandwidths a pattern carries (a transposed product's threads walk only the rows reaching
+// their range of the output when they are known): found by every construction, never narrower
+// than the entries.
+BOOST_AUTO_TEST_CASE(every_construction_records_the_patterns_bandwidths) {
+  const auto band = [](const auto& p) { return std::pair<index_t, index_t>{p.lower, p.upper}; };
+  using bw = std::pair<index_t, index_t>;
+  // 6 × 7: entries (0, 2), (1, 0), (3, 1), (3, 5), (5, 6): lower 2 (3 - 1), upper 2 (0 → 2, 3 → 5)
+  std::vector<std::int32_t> r{0, 1, 3, 3, 5}, c{2, 0, 1, 5, 6};
+  std::vector<double> v{1, 2, 3, 4, 5};
+  const auto A = lz::csr_matrix<double>::from_triplets(6, 7, r, c, v);
+  BOOST_TEST((band(A.pattern()) == bw{2, 2}));
+  BOOST_TEST((band(lz::csr_matrix<double>(4, 9).pattern()) == bw{0, 0}));
+  const auto D = lz::csr_matrix<double>::from_dense(lz::to_dense(A));
+  BOOST_TEST((band(D.pattern()) == bw{2, 2}));
+  const lz::csr_matrix<double> T = lz::transpose(A); // 7 × 6: the bands swap
+  BOOST_TEST((band(T.pattern()) == bw{2, 2}));
+  const auto L = lz::csr_matrix<double>::from_triplets(
+      6, 7, std::vector<std::int32_t>{4}, std::vector<std::int32_t>{0}, std::vector<double>{1.0});
+  BOOST_TEST((band(L.pattern()) == bw{4, 0}));
+  const lz::csr_matrix<double> Lt = lz::transpose(L);
+  BOOST_TEST((band(Lt.pattern()) == bw{0, 4}));
+  const lz::csr_matrix<double> P = T * A; // 7 × 7: (1, 5) and (5, 1) from row 3 of A
+  index_t lower = 0, upper = 0;
+  for (index_t i = 0; i < P.rows(); ++i)
+    for (auto k = P.row_ptr()[std::size_t(i)]; k < P.row_ptr()[std::size_t(i + 1)]; ++k) {
+      lower = std::max(lower, i - index_t(P.col_idx()[std::size_t(k)]));
+      upper = std::max(upper, index_t(P.col_idx()[std::size_t(k)]) - i);
+    }
+  BOOST_TEST((band(P.pattern()) == bw{lower, upper}));
+  BOOST_TEST(lower > 0);
+  std::vector<std::int32_t> rp{0, 1, 1, 3}, ci{3, 0, 1};
+  std::vector<double> av{1, 2, 3};
+  const auto V = lz::adopt_csr(3, 4, 3, rp.data(), ci.data(), av.data());
+  BOOST_TEST((band(V.pattern()) == bw{2, 3}));
+  const lz::csr_matrix<double> C(V); // (a copied pattern)
+  BOOST_TEST((band(C.pattern()) == bw{2, 3}));
+}
+
 BOOST_AUTO_TEST_CASE(a_large_product_is_the_same_on_one_thread_and_on_several) {
   const auto A = random_sparse<double>(3000, 3000, 0.01, 21);
   const auto x = random_dense<double>(lz::shape_t<1>{3000}, 22);

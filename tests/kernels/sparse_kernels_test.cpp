@@ -366,6 +366,24 @@ matrix<V, std::int32_t> big_matrix(int band = 0) {
   return a;
 }
 
+// A stencil whose every row (but the edges) reaches exactly its band's ends: entries at i - 37,
+// i - 1, i, i + 1 and i + 52 (lower 37, upper 52), 45 000 rows.
+template <class V>
+matrix<V, std::int32_t> stencil_matrix() {
+  std::mt19937_64 g(97);
+  matrix<V, std::int32_t> a;
+  a.rows = a.cols = 45000;
+  for (index_t i = 0; i < a.rows; ++i) {
+    for (index_t d : {-37, -1, 0, 1, 52})
+      if (i + d >= 0 && i + d < a.cols) {
+        a.col_idx.push_back(std::int32_t(i + d));
+        a.values.push_back(draw<V>(g));
+      }
+    a.row_ptr.push_back(std::int32_t(a.values.size()));
+  }
+  return a;
+}
+
 template <class V>
 void same_bits_on_any_thread_count(const matrix<V, std::int32_t>& a) {
   BOOST_TEST_REQUIRE(a.values.size() > 200000u);
@@ -385,19 +403,26 @@ void same_bits_on_any_thread_count(const matrix<V, std::int32_t>& a) {
     sp::spmv<V, std::int32_t>(t, a.view(), alpha, x.data(), 1, beta, y1.data(), 1, false);
     sp::spmm<V, std::int32_t>(t, a.view(), k, alpha, B.data(), k, 1, beta, C1.data(), k, 1, false);
     sp::spmm<V, std::int32_t>(t, a.view(), k, alpha, B.data(), 1, n, beta, Cc1.data(), 1, m, false);
-    for (int threads : {1, 2, 3, 4}) {
-      lz::set_num_threads(threads);
-      std::vector<V> y = y0, C = C0, Cc = C0;
-      sp::spmv<V, std::int32_t>(t, a.view(), alpha, x.data(), 1, beta, y.data(), 1, true);
-      sp::spmm<V, std::int32_t>(t, a.view(), k, alpha, B.data(), k, 1, beta, C.data(), k, 1, true);
-      sp::spmm<V, std::int32_t>(t, a.view(), k, alpha, B.data(), 1, n, beta, Cc.data(), 1, m, true);
-      BOOST_TEST_INFO("op " << op_name(t) << ", " << threads << " threads");
-      BOOST_TEST(std::memcmp(y.data(), y1.data(), y.size() * sizeof(V)) == 0);
-      BOOST_TEST_INFO("op " << op_name(t) << ", " << threads << " threads");
-      BOOST_TEST(std::memcmp(C.data(), C1.data(), C.size() * sizeof(V)) == 0);
-      BOOST_TEST_INFO("op " << op_name(t) << ", " << threads << " threads");
-      BOOST_TEST(std::memcmp(Cc.data(), Cc1.data(), Cc.size() * sizeof(V)) == 0);
-    }
+    // The band known or not (csr::lower, upper: a transposed product's threads then walk only
+    // the rows reaching their range of the output).
+    sp::csr<V, std::int32_t> banded = a.view();
+    sp::band_of<std::int32_t>(a.rows, a.row_ptr.data(), a.col_idx.data(), banded.lower,
+                              banded.upper);
+    for (int threads : {1, 2, 3, 4})
+      for (const auto& view : {a.view(), banded}) {
+        lz::set_num_threads(threads);
+        std::vector<V> y = y0, C = C0, Cc = C0;
+        sp::spmv<V, std::int32_t>(t, view, alpha, x.data(), 1, beta, y.data(), 1, true);
+        sp::spmm<V, std::int32_t>(t, view, k, alpha, B.data(), k, 1, beta, C.data(), k, 1, true);
+        sp::spmm<V, std::int32_t>(t, view, k, alpha, B.data(), 1, n, beta, Cc.data(), 1, m, true);
+        const char* band = view.lower < 0 ? "band not known" : "band known";
+        BOOST_TEST_INFO("op " << op_name(t) << ", " << threads << " threads, " << band);
+        BOOST_TEST(std::memcmp(y.data(), y1.data(), y.size() * sizeof(V)) == 0);
+        BOOST_TEST_INFO("op " << op_name(t) << ", " << threads << " threads, " << band);
+        BOOST_TEST(std::memcmp(C.data(), C1.data(), C.size() * sizeof(V)) == 0);
+        BOOST_TEST_INFO("op " << op_name(t) << ", " << threads << " threads, " << band);
+        BOOST_TEST(std::memcmp(Cc.data(), Cc1.data(), Cc.size() * sizeof(V)) == 0);
+      }
     lz::set_num_threads(0);
     // and the result is right (spot check against a long-double loop for op = none)
     if (t == trans::none) {
@@ -419,6 +444,55 @@ BOOST_AUTO_TEST_CASE(results_are_bit_identical_whatever_the_thread_count_or_thre
   same_bits_on_any_thread_count<cf>(big_matrix<cf>());
   same_bits_on_any_thread_count<double>(big_matrix<double>(300));
   same_bits_on_any_thread_count<cf>(big_matrix<cf>(300));
+  same_bits_on_any_thread_count<double>(big_matrix<double>(100)); // (narrow for 2-4 threads)
+  same_bits_on_any_thread_count<cf>(stencil_matrix<cf>());
+}
+
+BOOST_AUTO_TEST_CASE(band_of_gives_the_least_lower_and_upper_bandwidths) {
+  const auto band = [](const matrix<double, std::int64_t>& a) {
+    index_t lower = -7, upper = -7;
+    sp::band_of<std::int64_t>(a.rows, a.row_ptr.data(), a.col_idx.data(), lower, upper);
+    // against every entry: the least values with i - lower <= c <= i + upper, none below 0
+    index_t want_lower = 0, want_upper = 0;
+    for (index_t i = 0; i < a.rows; ++i)
+      for (auto p = a.row_ptr[std::size_t(i)]; p < a.row_ptr[std::size_t(i + 1)]; ++p) {
+        want_lower = std::max(want_lower, i - index_t(a.col_idx[std::size_t(p)]));
+        want_upper = std::max(want_upper, index_t(a.col_idx[std::size_t(p)]) - i);
+      }
+    BOOST_TEST(lower == want_lower);
+    BOOST_TEST(upper == want_upper);
+    return std::pair<index_t, index_t>{lower, upper};
+  };
+  for (std::uint64_t seed = 40; seed < 46; ++seed) // random shapes, some rows empty
+    band(random_matrix<double, std::int64_t>(1 + index_t(seed % 5) * 7, 3 + index_t(seed % 3) * 9,
+                                             0.2, seed, {0, 2}));
+  // a tridiagonal 5 × 5 (1, 1); strictly upper (0, 4); one entry at (3, 0) of a 4 × 6 (3, 0);
+  // no entries (0, 0)
+  matrix<double, std::int64_t> t;
+  t.rows = t.cols = 5;
+  for (index_t i = 0; i < 5; ++i) {
+    for (index_t j = std::max<index_t>(0, i - 1); j <= std::min<index_t>(4, i + 1); ++j)
+      t.col_idx.push_back(j), t.values.push_back(1.0);
+    t.row_ptr.push_back(std::int64_t(t.col_idx.size()));
+  }
+  BOOST_TEST((band(t) == std::pair<index_t, index_t>{1, 1}));
+  matrix<double, std::int64_t> u;
+  u.rows = u.cols = 5;
+  for (index_t i = 0; i < 5; ++i) {
+    for (index_t j = i + 1; j < 5; ++j) u.col_idx.push_back(j), u.values.push_back(1.0);
+    u.row_ptr.push_back(std::int64_t(u.col_idx.size()));
+  }
+  BOOST_TEST((band(u) == std::pair<index_t, index_t>{0, 4}));
+  matrix<double, std::int64_t> w;
+  w.rows = 4, w.cols = 6;
+  w.row_ptr = {0, 0, 0, 0, 1};
+  w.col_idx = {0};
+  w.values = {1.0};
+  BOOST_TEST((band(w) == std::pair<index_t, index_t>{3, 0}));
+  matrix<double, std::int64_t> e;
+  e.rows = 3, e.cols = 2;
+  e.row_ptr = {0, 0, 0, 0};
+  BOOST_TEST((band(e) == std::pair<index_t, index_t>{0, 0}));
 }
 
 BOOST_AUTO_TEST_CASE(recorder_sees_one_call_with_the_documented_fields) {

@@ -34,6 +34,7 @@ struct csr_pattern {
   const I* row_ptr = nullptr;
   const I* col_idx = nullptr;
   std::vector<I> own_row_ptr, own_col_idx;
+  index_t lower = -1, upper = -1; ///< the bandwidths (kernels::sparse::band_of; -1: not known)
 };
 
 /// Where a sparse operand's pattern is: the arrays, whether the operand is the stored matrix's
@@ -46,6 +47,7 @@ struct pattern_ref {
   bool trans = false;
   const std::shared_ptr<const csr_pattern<I>>* owner = nullptr;
   bool host_readable = true; ///< the arrays are host memory (device patterns: compared by address)
+  index_t lower = -1, upper = -1; ///< the stored CSR's bandwidths (csr_pattern's; -1: not known)
 
   shape_t<2> shape() const noexcept {
     return trans ? shape_t<2>{cols, rows} : shape_t<2>{rows, cols};

@@ -191,7 +191,8 @@ struct sparse_mat {
   const void* col_idx = nullptr;
   const V* values = nullptr;
   origin from{};
-  bool trans = false; ///< the operand is the stored matrix's transpose (CSC)
+  bool trans = false;             ///< the operand is the stored matrix's transpose (CSC)
+  index_t lower = -1, upper = -1; ///< the stored CSR's bandwidths (-1: not known)
 };
 
 /// The sparse steps a plan runs (kernels/sparse): products, `add` (C = alpha·op(A) + beta·C,
@@ -685,7 +686,9 @@ void exec_sink::sparse(const char*, const sparse_step<V>& g) {
                            m.nnz,
                            static_cast<const I*>(m.row_ptr),
                            static_cast<const I*>(m.col_idx),
-                           m.values};
+                           m.values,
+                           m.lower,
+                           m.upper};
     };
     const sp::csr<V, I> A = csr_of(g.A);
     if (g.op == sparse_op::multd)

@@ -327,6 +327,7 @@ sparse_mat<V> prepare_sparse_operand(Sink& s, const P& pol, const S& a, V& scale
   m.index_bits = int(sizeof(I) * 8);
   m.row_ptr = p.row_ptr, m.col_idx = p.col_idx;
   m.trans = p.trans;
+  m.lower = p.lower, m.upper = p.upper;
   if constexpr (requires { a.placeholder; })
     if (a.placeholder) m.nnz = -1;         // (explain's: unknown until computed)
   if constexpr (requires { a.values_; }) { // a leaf

@@ -21,6 +21,10 @@ struct csr {
   const I* row_ptr = nullptr; ///< rows + 1 offsets, non-decreasing
   const I* col_idx = nullptr; ///< nnz column indices in [0, cols), sorted within each row
   const V* values = nullptr;  ///< nnz values
+  /// The bandwidths when known (-1: not known): every entry (i, c) has i - lower <= c <= i + upper
+  /// (band_of). A transposed product's threads then each walk only the rows that reach their
+  /// range of the output; never narrower than the entries (a wrong band drops them).
+  index_t lower = -1, upper = -1;
 };
 
 /// y = alpha·op(A)·x + beta·y (op: none, transpose, conj_transpose). x has op(A).cols entries,
@@ -29,9 +33,11 @@ struct csr {
 /// the kernel split the work over lazuli's threads (kernels::cpu::parallel_for) when it is large
 /// enough. Results do not depend on the number of threads (each y element is summed in one fixed
 /// order). op(A) = Aᵀ or Aᴴ scatters A's rows: y = β·y, then each entry added into y in storage
-/// order (one serial scatter's order); threads split y's elements into ranges, each walking every
-/// row of A for its range's entries (no buffers), when A's rows mostly fall within one range (a
-/// random matrix's scatter runs on the calling thread). @pre x and y do not overlap.
+/// order (one serial scatter's order); threads split y's elements into ranges, each walking the
+/// rows of A that reach its range (A.lower, A.upper known and narrow: about its share; else every
+/// row) for its range's entries (no buffers), when A's band is narrow or its rows mostly fall
+/// within one range (a random matrix's scatter runs on the calling thread). @pre x and y do not
+/// overlap.
 template <class V, class I>
 void spmv(blas::trans t, const csr<V, I>& A, V alpha, const V* x, index_t incx, V beta, V* y,
           index_t incy, bool threads);
@@ -182,6 +188,12 @@ void from_triplets(index_t rows, index_t cols, index_t count, const I* r, const 
 template <class I>
 const char* check_pattern(index_t rows, index_t cols, index_t nnz, const I* row_ptr,
                           const I* col_idx, bool sorted, index_t& where);
+
+/// The bandwidths of a checked pattern (sorted columns): the least lower, upper >= 0 with
+/// i - lower <= c <= i + upper for every entry (i, c); one pass over row_ptr and each row's first
+/// and last column (O(rows)). For csr's `lower`, `upper`.
+template <class I>
+void band_of(index_t rows, const I* row_ptr, const I* col_idx, index_t& lower, index_t& upper);
 
 /// Sorts each row's columns (values alongside) and sums duplicates in place; returns the new nnz
 /// (row_ptr rewritten). @pre check_pattern(..., sorted = false) passed.
