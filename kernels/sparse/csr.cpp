@@ -351,22 +351,24 @@ bool rows_within_ranges(const csr<V, I>& A, index_t parts) {
   return 4 * across <= samples;
 }
 
-// The rows of A that may hold an entry with a column in [j0, j1): with A's bandwidths known,
-// [j0 - upper, j1 + lower) within [0, rows) (a band matrix's thread walks about its share of
-// the rows), else all of them.
+// The rows of A that may hold an entry with a column in [j0, j1) (0 <= j0 <= j1): with A's
+// bandwidths known, [j0 - upper, j1 + lower) within [0, rows) (a band matrix's thread walks about
+// its share of the rows), else all of them. (No overflow: lower < rows, upper < cols.)
 template <class V, class I>
 std::pair<index_t, index_t> rows_reaching(const csr<V, I>& A, index_t j0, index_t j1) {
   if (A.lower < 0 || A.upper < 0) return {0, A.rows};
-  return {std::clamp<index_t>(j0 - A.upper, 0, A.rows),
-          std::clamp<index_t>(j1 + A.lower, 0, A.rows)};
+  const index_t r0 = j0 <= A.upper ? 0 : std::min(j0 - A.upper, A.rows);
+  const index_t r1 = j1 >= A.rows - A.lower ? A.rows : j1 + A.lower;
+  return {r0, std::max(r0, r1)};
 }
 
 // Out (A.cols × k at (rso, cso)) = beta·Out + (the scatter of all of A's rows): rows(j0, j1, r0,
 // r1) adds the products of the entries of A's rows [r0, r1) with columns in [j0, j1) into Out,
-// in row order. One range (all of Out) on one thread; with threads, one range of output rows per
-// thread (equal counts of rows), when the work is worth it, the ranges hold at least 64 rows
-// each, and either A's known band is narrow (lower + upper at most a quarter of a range: each
-// thread walks only the rows reaching its range, rows_reaching) or A's rows mostly fall within
+// in row order. One range (all of Out) on one thread; with threads, ranges of equal counts of
+// output rows, when the work is worth it and the ranges hold at least 64 rows each: up to 4 a
+// thread when A's known band is narrow (lower + upper at most a quarter of a range: each range
+// walks only the rows reaching it, rows_reaching; one range a thread gave 0.96x on two threads
+// when TBB's worker, woken late, took none), else one a thread when A's rows mostly fall within
 // one range (each thread walks every row: on a CPU whose last-level cache does not hold A's
 // indices, two threads ran a 10⁶-row Laplacian at 0.9-1.0x one thread's speed that way, 1.5x
 // walking the band's rows). On a random matrix every thread would walk nearly every row and
@@ -381,7 +383,8 @@ void scatter_ranges(const csr<V, I>& A, index_t k, V beta, V* Out, index_t rso, 
   bool narrow = false;
   if (parts > 1) {
     const index_t fine = std::max<index_t>(1, std::min<index_t>(index_t(4) * nt, cols / 64));
-    narrow = A.lower >= 0 && A.upper >= 0 && 4 * (A.lower + A.upper) * fine <= cols;
+    const index_t room = cols / (4 * fine); // (lower + upper <= room, without overflow)
+    narrow = A.lower >= 0 && A.upper >= 0 && A.lower <= room && A.upper <= room - A.lower;
     if (narrow)
       parts = fine;
     else if (!rows_within_ranges(A, parts))
