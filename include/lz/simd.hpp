@@ -111,4 +111,10 @@ template <class M>
 bool any_lane(const M& m) {
   return xsimd::any(m);
 }
+// Declared in lz/ops/functors.hpp: the product in the unsigned lanes (the same bits, defined).
+template <class A>
+A wrapping_mul(const A& a, const A& b) {
+  using UB = xsimd::batch<std::make_unsigned_t<typename A::value_type>, typename A::arch_type>;
+  return xsimd::bitwise_cast<A>(xsimd::bitwise_cast<UB>(a) * xsimd::bitwise_cast<UB>(b));
+}
 } // namespace lz::fn::detail

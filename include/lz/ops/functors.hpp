@@ -66,6 +66,11 @@ concept batch_like = !std::is_arithmetic_v<A> && requires {
 // the mask register), which every batch kernel includes; this header stays free of xsimd.
 template <class M>
 bool any_lane(const M& m);
+// a·b lane by lane for a batch of signed integers, wrapping as lazuli's integers do (in the
+// unsigned type: xsimd multiplies 64-bit lanes one by one in the signed type on AVX2, where
+// overflow is undefined). Defined in lz/simd.hpp.
+template <class A>
+A wrapping_mul(const A& a, const A& b);
 
 // f lane by lane with the scalar (std) function: the exact fallback for batches that hold a
 // lane xsimd's approximation gets wrong. Kept out of line: it is the rare path, and inlined into
@@ -132,7 +137,15 @@ requires device_scalars<A, B> LZ_HD constexpr auto mul_(const A& a, const B& b) 
 }
 template <class A, class B>
 requires(!device_scalars<A, B>) auto mul_(const A& a, const B& b) -> decltype(a * b) {
-  return a * b;
+  if constexpr (batch_like<A> && std::is_same_v<A, B>) {
+    if constexpr (std::is_integral_v<typename A::value_type> &&
+                  std::is_signed_v<typename A::value_type>)
+      return wrapping_mul(a, b);
+    else
+      return a * b;
+  } else {
+    return a * b;
+  }
 }
 template <class A, class B>
 requires device_scalars<A, B> LZ_HD constexpr auto div_(const A& a, const B& b) -> decltype(a / b) {

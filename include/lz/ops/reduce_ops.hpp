@@ -69,7 +69,7 @@ struct prod_op {
   }
   template <class A>
   requires(!fn::device_scalars<A>) static A combine(const A& a, const A& b) { // batches: host
-    return a * b;
+    return fn::detail::mul_(a, b); // (signed integer lanes wrap: functors.hpp)
   }
 };
 
