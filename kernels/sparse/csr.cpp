@@ -398,8 +398,7 @@ void scatter_ranges(const csr<V, I>& A, index_t k, V beta, V* Out, index_t rso, 
   cpu::parallel_for(parts, 1, [&](index_t p0, index_t p1) {
     const index_t j0 = cols * p0 / parts, j1 = cols * p1 / parts;
     scale_mat(j1 - j0, k, beta, Out + j0 * rso, rso, cso);
-    const auto [r0, r1] =
-        narrow ? rows_reaching(A, j0, j1) : std::pair<index_t, index_t>{0, A.rows};
+    const auto [r0, r1] = rows_reaching(A, j0, j1); // (a known band bounds any range)
     rows(j0, j1, r0, r1);
   });
 }
