@@ -700,12 +700,12 @@ void computed_case(csr_arrays& a, csr_arrays& b, int rounds) {
   print_rows(w);
 }
 
-// A function of one operand's values: y = abs(A) * x and Y = abs(A) * X (16 columns) — lazuli
-// computes abs of the values a block of 2048 at a time inside the SpMV / SpMM (spmv_fill: A read
-// once, no temporary) — against the plan before it (ONE loop writing the nnz values into a
-// temporary, then the product over the pattern in place: here t = abs(values), y = (A's pattern
-// with t) * x) and Eigen (`ye = Ae.cwiseAbs() * xe`: the product reads the expression's
-// iterator); transposed too (`abs(A)ᵀ x`: the blocks scattered; Eigen's
+// A function of one operand's values: y = abs(A) * x and Y = abs(A) * X (16 columns) — lazuli's
+// SpMV applies abs to each value as its row loop reads it, its SpMM computes abs of the values a
+// block of 2048 at a time (spmv_fill: A read once, no temporary) — against the plan before them
+// (ONE loop writing the nnz values into a temporary, then the product over the pattern in place:
+// here t = abs(values), y = (A's pattern with t) * x) and Eigen (`ye = Ae.cwiseAbs() * xe`: the
+// product reads the expression's iterator); transposed too (`abs(A)ᵀ x`: a scatter; Eigen's
 // `Ae.cwiseAbs().transpose() * xe`); one thread, thread CPU time; then lazuli on 2 threads
 // against lz::seq, straight and transposed, computed and stored values (wall time). Results
 // checked equal first.

@@ -13,7 +13,9 @@
 // buffers, the same bits on any number of threads. A product
 // whose values a callback computes (spmv_fill, spmm_fill) sums each whole row as a stored
 // matrix's, and a row longer than its 2048-entry blocks in pieces from the row's start, added
-// in order, or scatters its entries as above: again whatever the threads.
+// in order, or scatters its entries as above: again whatever the threads. A real SpMV whose
+// values are abs or square of stored ones (value_fn) is the stored matrix's own loop, reading
+// each value through the function.
 #include "../blas/trace.hpp"
 #include "common.hpp"
 
@@ -34,11 +36,17 @@ namespace {
 using blas::trans;
 using namespace common;
 
-// A value of A as op reads it.
-template <bool Conj, class T>
+// How a kernel reads a value of A: as stored, conjugated (op = Aᴴ), or through one of the
+// functions value_fn names (real values: F's values read from A's, no block filled).
+enum class vread { plain, conj, abs, square };
+template <vread R, class T>
 inline T ld(const T* v, index_t k) {
-  if constexpr (Conj && is_complex_v<T>)
+  if constexpr (R == vread::conj && is_complex_v<T>)
     return T(v[k].real(), -v[k].imag());
+  else if constexpr (R == vread::abs && !is_complex_v<T>)
+    return std::abs(v[k]);
+  else if constexpr (R == vread::square && !is_complex_v<T>)
+    return v[k] * v[k];
   else
     return v[k];
 }
@@ -104,20 +112,20 @@ constexpr index_t two_sums_from = 8;
 
 // One row's Σ_k v_k·x[c_k], in storage order: one fixed order for each row length, whatever
 // the chunking.
-template <bool Conj, class V, class I>
+template <vread R, class V, class I>
 LZ_INLINE V row_sum(const I* __restrict ci, const V* __restrict va, index_t k, index_t e,
                     const V* __restrict x, index_t incx) {
   if (e - k >= two_sums_from) {
     V s0{}, s1{};
     for (; k + 1 < e; k += 2) {
-      s0 = madd(s0, ld<Conj>(va, k), x[index_t(ci[k]) * incx]);
-      s1 = madd(s1, ld<Conj>(va, k + 1), x[index_t(ci[k + 1]) * incx]);
+      s0 = madd(s0, ld<R>(va, k), x[index_t(ci[k]) * incx]);
+      s1 = madd(s1, ld<R>(va, k + 1), x[index_t(ci[k + 1]) * incx]);
     }
-    if (k < e) s0 = madd(s0, ld<Conj>(va, k), x[index_t(ci[k]) * incx]);
+    if (k < e) s0 = madd(s0, ld<R>(va, k), x[index_t(ci[k]) * incx]);
     return s0 + s1;
   }
   V s{};
-  for (; k < e; ++k) s = madd(s, ld<Conj>(va, k), x[index_t(ci[k]) * incx]);
+  for (; k < e; ++k) s = madd(s, ld<R>(va, k), x[index_t(ci[k]) * incx]);
   return s;
 }
 
@@ -125,7 +133,7 @@ LZ_INLINE V row_sum(const I* __restrict ci, const V* __restrict va, index_t k, i
 // incy == 1 as constants (the contiguous loop). Software prefetches of x and non-temporal
 // stores of y were measured and lost (perf/w14_spmv: prefetching x 32-128 entries ahead 1.19x
 // the time on the random matrix; streaming y no gain on the Laplacian).
-template <bool Conj, bool Beta0, bool Unit, class V, class I>
+template <vread R, bool Beta0, bool Unit, class V, class I>
 void mv_rows(const csr<V, I>& A, index_t r0, index_t r1, V alpha, const V* __restrict x,
              index_t incx, V beta, V* __restrict y, index_t incy) {
   const I* __restrict rp = A.row_ptr;
@@ -134,27 +142,27 @@ void mv_rows(const csr<V, I>& A, index_t r0, index_t r1, V alpha, const V* __res
   if constexpr (Unit) incx = incy = 1;
   for (index_t i = r0; i < r1; ++i) {
     V* out = y + i * incy;
-    *out = finish<Beta0>(row_sum<Conj>(ci, va, rp[i], rp[i + 1], x, incx), alpha, beta, out);
+    *out = finish<Beta0>(row_sum<R>(ci, va, rp[i], rp[i + 1], x, incx), alpha, beta, out);
   }
 }
 
-template <bool Conj, class V, class I>
+template <vread R, class V, class I>
 void mv_rows_any(const csr<V, I>& A, index_t r0, index_t r1, V alpha, const V* x, index_t incx,
                  V beta, V* y, index_t incy) {
   const bool b0 = beta == V(0), unit = incx == 1 && incy == 1;
   if (unit && b0)
-    mv_rows<Conj, true, true>(A, r0, r1, alpha, x, incx, beta, y, incy);
+    mv_rows<R, true, true>(A, r0, r1, alpha, x, incx, beta, y, incy);
   else if (unit)
-    mv_rows<Conj, false, true>(A, r0, r1, alpha, x, incx, beta, y, incy);
+    mv_rows<R, false, true>(A, r0, r1, alpha, x, incx, beta, y, incy);
   else if (b0)
-    mv_rows<Conj, true, false>(A, r0, r1, alpha, x, incx, beta, y, incy);
+    mv_rows<R, true, false>(A, r0, r1, alpha, x, incx, beta, y, incy);
   else
-    mv_rows<Conj, false, false>(A, r0, r1, alpha, x, incx, beta, y, incy);
+    mv_rows<R, false, false>(A, r0, r1, alpha, x, incx, beta, y, incy);
 }
 
 // C[i, l0 + j] for j < W (W a compile-time width, or 0 for the run-time width w): one
 // accumulator per column, every row of B read as a contiguous run when csb == 1.
-template <bool Conj, bool Beta0, bool UnitB, bool UnitC, int W, class V, class I>
+template <vread R, bool Beta0, bool UnitB, bool UnitC, int W, class V, class I>
 void mm_rows_block(const csr<V, I>& A, index_t r0, index_t r1, index_t w, V alpha,
                    const V* __restrict B, index_t rsb, index_t csb, V beta, V* __restrict C,
                    index_t rsc, index_t csc) {
@@ -169,7 +177,7 @@ void mm_rows_block(const csr<V, I>& A, index_t r0, index_t r1, index_t w, V alph
     V acc[cap];
     for (int j = 0; j < cap; ++j) acc[j] = V{};
     for (index_t k = rp[i], e = rp[i + 1]; k < e; ++k) {
-      const V a = ld<Conj>(va, k);
+      const V a = ld<R>(va, k);
       const V* b = B + index_t(ci[k]) * rsb;
       for (index_t j = 0; j < (W > 0 ? index_t(W) : w); ++j) acc[j] = madd(acc[j], a, b[j * csb]);
     }
@@ -179,7 +187,7 @@ void mm_rows_block(const csr<V, I>& A, index_t r0, index_t r1, index_t w, V alph
   }
 }
 
-template <bool Conj, bool Beta0, bool UnitB, bool UnitC, class V, class I>
+template <vread R, bool Beta0, bool UnitB, bool UnitC, class V, class I>
 void mm_rows_cols(const csr<V, I>& A, index_t r0, index_t r1, index_t k, V alpha, const V* B,
                   index_t rsb, index_t csb, V beta, V* C, index_t rsc, index_t csc) {
   // Widths that fill whole vector registers: 64 bytes of accumulators per register.
@@ -187,8 +195,8 @@ void mm_rows_cols(const csr<V, I>& A, index_t r0, index_t r1, index_t k, V alpha
   index_t l = 0;
   auto at = [&](index_t j, auto width_tag) {
     constexpr int Wd = decltype(width_tag)::value;
-    mm_rows_block<Conj, Beta0, UnitB, UnitC, Wd>(A, r0, r1, Wd, alpha, B + j * csb, rsb, csb, beta,
-                                                 C + j * csc, rsc, csc);
+    mm_rows_block<R, Beta0, UnitB, UnitC, Wd>(A, r0, r1, Wd, alpha, B + j * csb, rsb, csb, beta,
+                                              C + j * csc, rsc, csc);
   };
   for (; k - l >= wide; l += wide) at(l, std::integral_constant<int, wide>{});
   if (k - l >= wide / 2) {
@@ -201,12 +209,12 @@ void mm_rows_cols(const csr<V, I>& A, index_t r0, index_t r1, index_t k, V alpha
   }
   for (; l < k; l += 4) {
     const index_t w = std::min<index_t>(4, k - l);
-    mm_rows_block<Conj, Beta0, UnitB, UnitC, 0>(A, r0, r1, w, alpha, B + l * csb, rsb, csb, beta,
-                                                C + l * csc, rsc, csc);
+    mm_rows_block<R, Beta0, UnitB, UnitC, 0>(A, r0, r1, w, alpha, B + l * csb, rsb, csb, beta,
+                                             C + l * csc, rsc, csc);
   }
 }
 
-template <bool Conj, class V, class I>
+template <vread R, class V, class I>
 void mm_rows(const csr<V, I>& A, index_t r0, index_t r1, index_t k, V alpha, const V* B,
              index_t rsb, index_t csb, V beta, V* C, index_t rsc, index_t csc) {
   const bool b0 = beta == V(0);
@@ -218,13 +226,13 @@ void mm_rows(const csr<V, I>& A, index_t r0, index_t r1, index_t k, V alpha, con
       index_t t1 = t0 + 1;
       while (t1 < r1 && index_t(rp[t1]) - index_t(rp[t0]) + (t1 - t0) < 4096) ++t1;
       for (index_t l = 0; l < k; ++l)
-        mv_rows_any<Conj>(A, t0, t1, alpha, B + l * csb, rsb, beta, C + l * csc, rsc);
+        mv_rows_any<R>(A, t0, t1, alpha, B + l * csb, rsb, beta, C + l * csc, rsc);
       t0 = t1;
     }
     return;
   }
   auto run = [&](auto b0_, auto ub_, auto uc_) {
-    mm_rows_cols<Conj, decltype(b0_)::value, decltype(ub_)::value, decltype(uc_)::value>(
+    mm_rows_cols<R, decltype(b0_)::value, decltype(ub_)::value, decltype(uc_)::value>(
         A, r0, r1, k, alpha, B, rsb, csb, beta, C, rsc, csc);
   };
   auto with_c = [&](auto b0_, auto ub_) {
@@ -282,7 +290,7 @@ LZ_INLINE void column_run(const I* ci, index_t& b, index_t& e, index_t j0, index
 // (Eigen's speed without; a prefetch of it instead: no gain; why is not established — no
 // hardware counters in the VM it was measured in). Every product is an explicit fma
 // (common.hpp), so the copies and any inlining compute the same bits.
-template <bool Conj, class V, class I>
+template <vread R, class V, class I>
 LZ_NOINLINE void scatter_rows(const csr<V, I>& A, index_t r0, index_t r1, index_t k, V alpha,
                               const V* X, index_t rsx, index_t csx, V* Out, index_t rso,
                               index_t cso, index_t j0, index_t j1) {
@@ -303,7 +311,7 @@ LZ_NOINLINE void scatter_rows(const csr<V, I>& A, index_t r0, index_t r1, index_
         const V ax = mul(alpha, X[i * rsx]);
         for (index_t p = b; p < e; ++p) {
           V* o = Out + (Unit ? index_t(ci[p]) : index_t(ci[p]) * rso);
-          *o = madd(*o, ax, ld<Conj>(va, p));
+          *o = madd(*o, ax, ld<R>(va, p));
         }
       }
     };
@@ -325,7 +333,7 @@ LZ_NOINLINE void scatter_rows(const csr<V, I>& A, index_t r0, index_t r1, index_
     if (b == e) continue;
     for (index_t j = 0; j < k; ++j) ax[std::size_t(j)] = mul(alpha, X[i * rsx + j * csx]);
     for (index_t p = b; p < e; ++p) {
-      const V a = ld<Conj>(va, p);
+      const V a = ld<R>(va, p);
       V* o = Out + index_t(ci[p]) * rso;
       if (cso == 1)
         for (index_t j = 0; j < k; ++j) o[j] = madd(o[j], ax[std::size_t(j)], a);
@@ -404,13 +412,26 @@ void scatter_ranges(const csr<V, I>& A, index_t k, V beta, V* Out, index_t rso, 
 }
 
 // Out (A.cols × k at (rso, cso)) = beta·Out + alpha·op(A)·X for op a transpose.
-template <bool Conj, class V, class I>
+template <vread R, class V, class I>
 void scatter(const csr<V, I>& A, index_t k, V alpha, const V* X, index_t rsx, index_t csx, V beta,
              V* Out, index_t rso, index_t cso, bool threads) {
   scatter_ranges(A, k, beta, Out, rso, cso, threads,
                  [&](index_t j0, index_t j1, index_t r0, index_t r1) {
-                   scatter_rows<Conj>(A, r0, r1, k, alpha, X, rsx, csx, Out, rso, cso, j0, j1);
+                   scatter_rows<R>(A, r0, r1, k, alpha, X, rsx, csx, Out, rso, cso, j0, j1);
                  });
+}
+
+// y = alpha·op(A)·x + beta·y (alpha != 0, A.nnz > 0), A's values read as R reads them: each
+// row one sum (op = A), or A's rows scattered (a transpose).
+template <vread R, class V, class I>
+void mv_product(bool tr, const csr<V, I>& A, V alpha, const V* x, index_t incx, V beta, V* y,
+                index_t incy, bool threads) {
+  if (!tr)
+    over_rows(A.row_ptr, A.rows, A.nnz, A.nnz, threads, [&](index_t r0, index_t r1) {
+      mv_rows_any<R>(A, r0, r1, alpha, x, incx, beta, y, incy);
+    });
+  else
+    scatter<R>(A, 1, alpha, x, incx, 0, beta, y, incy, 0, threads);
 }
 
 // ---- Y = alpha·f(a·A + b·B)·X + beta·Y: SpMV / SpMM over a merge -------------------------------
@@ -461,7 +482,7 @@ void sum_rows(const csr<V, I>& A, V a, const csr<V, I>& B, V b, const value_map<
         const segment& g = segs[q];
         // Each row's entries summed as spmv sums a row (row_sum); a row longer than a block is
         // cut at fixed offsets (it starts a block: see below), its pieces added in order.
-        V s = row_sum<false>(cols.data(), vals.data(), e, g.end, X, rsx);
+        V s = row_sum<vread::plain>(cols.data(), vals.data(), e, g.end, X, rsx);
         if (carry != V{}) s = carry + s;
         if (g.done) {
           store(Y + g.row * rsy, s);
@@ -488,8 +509,8 @@ void sum_rows(const csr<V, I>& A, V a, const csr<V, I>& B, V b, const value_map<
         for (index_t q = q0; q < q1; ++q) rp[q - q0 + 1] = I(segs[q].end);
         const csr<V, I> whole{q1 - q0,   A.cols,      segs[q1 - 1].end - e,
                               rp.data(), cols.data(), vals.data()};
-        mm_rows<false>(whole, 0, q1 - q0, k, alpha, X, rsx, csx, beta, Y + segs[q0].row * rsy, rsy,
-                       csy);
+        mm_rows<vread::plain>(whole, 0, q1 - q0, k, alpha, X, rsx, csx, beta,
+                              Y + segs[q0].row * rsy, rsy, csy);
       }
       if (q1 < nseg) { // the unfinished first piece of a long row
         accumulate(q1 > 0 ? segs[q1 - 1].end : e, segs[q1].end);
@@ -635,9 +656,9 @@ void fill_rows(const csr<V, I>& A, const value_fill<V>& f, index_t r0, index_t r
         }
         const index_t a0 = (j - i) * q / parts, a1 = (j - i) * (q + 1) / parts;
         if (k == 1)
-          mv_rows_any<false>(blk, a0, a1, alpha, X, rsx, beta, Y + i * rsy, rsy);
+          mv_rows_any<vread::plain>(blk, a0, a1, alpha, X, rsx, beta, Y + i * rsy, rsy);
         else
-          mm_rows<false>(blk, a0, a1, k, alpha, X, rsx, csx, beta, Y + i * rsy, rsy, csy);
+          mm_rows<vread::plain>(blk, a0, a1, k, alpha, X, rsx, csx, beta, Y + i * rsy, rsy, csy);
       }
       i = j;
       continue;
@@ -649,7 +670,7 @@ void fill_rows(const csr<V, I>& A, const value_fill<V>& f, index_t r0, index_t r
       const csr<V, I> pc = fb.piece(k0, n);
       const I* ci = pc.col_idx;
       if (k == 1) {
-        acc[0] = acc[0] + row_sum<false>(ci, pc.values, 0, n, X, rsx);
+        acc[0] = acc[0] + row_sum<vread::plain>(ci, pc.values, 0, n, X, rsx);
       } else {
         for (index_t q = 0; q < n; ++q) {
           const V v = pc.values[q];
@@ -725,15 +746,10 @@ void spmv(trans t, const csr<V, I>& A, V alpha, const V* x, index_t incx, V beta
       scale_vec(ny, beta, y, incy);
       return;
     }
-    if (!tr) {
-      over_rows(A.row_ptr, A.rows, A.nnz, A.nnz, threads, [&](index_t r0, index_t r1) {
-        mv_rows_any<false>(A, r0, r1, alpha, x, incx, beta, y, incy);
-      });
-    } else if (t == trans::conj_transpose && is_complex_v<V>) {
-      scatter<true>(A, 1, alpha, x, incx, 0, beta, y, incy, 0, threads);
-    } else {
-      scatter<false>(A, 1, alpha, x, incx, 0, beta, y, incy, 0, threads);
-    }
+    if (tr && t == trans::conj_transpose && is_complex_v<V>)
+      mv_product<vread::conj>(tr, A, alpha, x, incx, beta, y, incy, threads);
+    else
+      mv_product<vread::plain>(tr, A, alpha, x, incx, beta, y, incy, threads);
   });
 }
 
@@ -752,12 +768,12 @@ void spmm(trans t, const csr<V, I>& A, index_t k, V alpha, const V* B, index_t r
     }
     if (!tr) {
       over_rows(A.row_ptr, A.rows, A.nnz, A.nnz * k, threads, [&](index_t r0, index_t r1) {
-        mm_rows<false>(A, r0, r1, k, alpha, B, rsb, csb, beta, C, rsc, csc);
+        mm_rows<vread::plain>(A, r0, r1, k, alpha, B, rsb, csb, beta, C, rsc, csc);
       });
     } else if (t == trans::conj_transpose && is_complex_v<V>) {
-      scatter<true>(A, k, alpha, B, rsb, csb, beta, C, rsc, csc, threads);
+      scatter<vread::conj>(A, k, alpha, B, rsb, csb, beta, C, rsc, csc, threads);
     } else {
-      scatter<false>(A, k, alpha, B, rsb, csb, beta, C, rsc, csc, threads);
+      scatter<vread::plain>(A, k, alpha, B, rsb, csb, beta, C, rsc, csc, threads);
     }
   });
 }
@@ -795,7 +811,7 @@ void sum_product(trans ta, const csr<V, I>& A, V a, trans tb, const csr<V, I>& B
 // block with none is skipped: a band matrix's thread computes about its share of the values).
 // For all of Out, a vector's block is scattered in parts, each after f's hint for a part of the
 // next block's entries, as fill_rows does (f's burst read of its values overlaps the scatter).
-template <bool Conj, class V, class I>
+template <vread R, class V, class I>
 void scatter_fill_rows(const csr<V, I>& A, const value_fill<V>& f, index_t k, V alpha, const V* X,
                        index_t rsx, index_t csx, V* Out, index_t rso, index_t cso, index_t j0,
                        index_t j1, index_t r0, index_t r1) {
@@ -821,7 +837,7 @@ void scatter_fill_rows(const csr<V, I>& A, const value_fill<V>& f, index_t k, V 
             if (t0 < left) f.touch(f.ctx, next + t0, std::min(t1, left) - t0);
           }
           const index_t a0 = (j - i) * q / parts, a1 = (j - i) * (q + 1) / parts;
-          scatter_rows<Conj>(blk, a0, a1, k, alpha, X + i * rsx, rsx, csx, Out, rso, cso, j0, j1);
+          scatter_rows<R>(blk, a0, a1, k, alpha, X + i * rsx, rsx, csx, Out, rso, cso, j0, j1);
         }
       }
       i = j;
@@ -832,8 +848,8 @@ void scatter_fill_rows(const csr<V, I>& A, const value_fill<V>& f, index_t k, V 
       const I r[2] = {I(k0), I(k0 + n)};
       column_span(r, A.col_idx, 0, 1, j0, j1, s0, s1);
       if (s1 > s0)
-        scatter_rows<Conj>(fb.piece(k0, n, s0, s1), 0, 1, k, alpha, X + i * rsx, rsx, csx, Out, rso,
-                           cso, j0, j1);
+        scatter_rows<R>(fb.piece(k0, n, s0, s1), 0, 1, k, alpha, X + i * rsx, rsx, csx, Out, rso,
+                        cso, j0, j1);
     }
     ++i;
   }
@@ -851,21 +867,35 @@ void fill_product(trans t, const csr<V, I>& A, const value_fill<V>& f, index_t k
     scale_mat(m, k, beta, Y, rsy, csy);
     return;
   }
+  if constexpr (!is_complex_v<V>) {
+    if (k == 1 && f.fn != value_fn::none && f.src != nullptr) { // fn applied as each is read
+      csr<V, I> S = A;
+      S.values = f.src;
+      const bool tr = t != trans::none;
+      if (f.fn == value_fn::abs)
+        mv_product<vread::abs>(tr, S, alpha, X, rsx, beta, Y, rsy, threads);
+      else
+        mv_product<vread::square>(tr, S, alpha, X, rsx, beta, Y, rsy, threads);
+      return;
+    }
+  }
   if (t == trans::none) {
     over_rows(A.row_ptr, A.rows, A.nnz, A.nnz * k, threads, [&](index_t r0, index_t r1) {
       fill_rows(A, f, r0, r1, k, alpha, X, rsx, csx, beta, Y, rsy, csy);
     });
     return;
   }
-  const auto rows = [&]<bool Conj>(std::bool_constant<Conj>) {
+  const auto rows = [&]<vread R>(std::integral_constant<vread, R>) {
     return [&](index_t j0, index_t j1, index_t r0, index_t r1) {
-      scatter_fill_rows<Conj>(A, f, k, alpha, X, rsx, csx, Y, rsy, csy, j0, j1, r0, r1);
+      scatter_fill_rows<R>(A, f, k, alpha, X, rsx, csx, Y, rsy, csy, j0, j1, r0, r1);
     };
   };
   if (t == trans::conj_transpose && is_complex_v<V>)
-    scatter_ranges(A, k, beta, Y, rsy, csy, threads, rows(std::true_type{}));
+    scatter_ranges(A, k, beta, Y, rsy, csy, threads,
+                   rows(std::integral_constant<vread, vread::conj>{}));
   else
-    scatter_ranges(A, k, beta, Y, rsy, csy, threads, rows(std::false_type{}));
+    scatter_ranges(A, k, beta, Y, rsy, csy, threads,
+                   rows(std::integral_constant<vread, vread::plain>{}));
 }
 
 template <class V, class I>

@@ -66,6 +66,14 @@ using values_of = std::remove_cvref_t<decltype(std::declval<S>().values_expr())>
 static_assert(fills_by_block<values_of<decltype(lz::abs(std::declval<A>()))>>());
 static_assert(fills_by_block<values_of<decltype(lz::square(0.5 * std::declval<A>()))>>());
 static_assert(!fills_by_block<values_of<decltype(lz::map(cube{}, std::declval<A>()))>>());
+// abs and square of the stored values: an SpMV applies the function as it reads each value.
+using lz::fusion::detail_sparse::read_fn_v;
+using lz::kernels::sparse::value_fn;
+static_assert(read_fn_v<values_of<decltype(lz::abs(std::declval<A>()))>> == value_fn::abs);
+static_assert(read_fn_v<values_of<decltype(lz::square(std::declval<A>()))>> == value_fn::square);
+static_assert(read_fn_v<values_of<decltype(lz::square(0.5 * std::declval<A>()))>> ==
+              value_fn::none);
+static_assert(read_fn_v<values_of<decltype(lz::tanh(std::declval<A>()))>> == value_fn::none);
 static_assert(term_counts_v<decltype(2 * std::declval<A>() * std::declval<x>())>.sparse == 1);
 static_assert(term_counts_v<decltype(std::declval<A>() * std::declval<x>())>.products == 1);
 } // namespace plan_checks
@@ -266,6 +274,59 @@ BOOST_AUTO_TEST_CASE(values_products_match_the_dense_engine_over_long_rows_types
   lz::vector<double> w{1.0, std::nan(""), 3.0};
   w = lz::abs(Z) * lz::vector<double>(0);
   BOOST_TEST((w(0) == 0.0 && w(1) == 0.0 && w(2) == 0.0));
+}
+
+// abs(A) * x, square(A) * x: the SpMV reads A's values and applies the function in its row loop
+// (no blocks): the bits of the product over the function's values stored, rows longer than a
+// block included (filled blocks would sum those in pieces), on one thread or two, transposed too.
+template <class T>
+void read_functions_give_the_stored_values_bits(const lz::csr_matrix<T>& A, std::uint64_t seed) {
+  const lz::csr_matrix<T> Ta = lz::abs(A), Tq = lz::square(A);
+  const auto x = random_dense<T>(lz::shape_t<1>{A.cols()}, seed);
+  const auto xt = random_dense<T>(lz::shape_t<1>{A.rows()}, seed + 1);
+  const lz::vector<T> y0 = random_dense<T>(lz::shape_t<1>{A.rows()}, seed + 2);
+  lz::vector<T> y(A.rows()), want(A.rows()), yt(A.cols()), wantt(A.cols());
+  lz_test::recording rec;
+  const int before = lz::num_threads();
+  for (int threads : {1, 2}) {
+    lz::set_num_threads(threads);
+    rec.calls.clear();
+    lz::reset_stats();
+    y = lz::abs(A) * x;
+    BOOST_TEST(rec.summary() == std::string(1, lz::kernels::blas::type_letter<T>()) + "csrmv ");
+    BOOST_TEST(lz::stats().temporaries == 0u);
+    BOOST_TEST(lz::stats().allocations == 0u);
+    want = Ta * x;
+    BOOST_TEST(close(y, want, 0));
+    y = y0;
+    y = 2 * lz::square(A) * x - 3 * y;
+    want = y0;
+    want = 2 * Tq * x - 3 * want;
+    BOOST_TEST(close(y, want, 0));
+    yt = lz::abs(lz::transpose(A)) * xt;
+    wantt = lz::transpose(Ta) * xt;
+    BOOST_TEST(close(yt, wantt, 0));
+    yt = lz::square(lz::transpose(A)) * xt;
+    wantt = lz::transpose(Tq) * xt;
+    BOOST_TEST(close(yt, wantt, 0));
+  }
+  lz::set_num_threads(before);
+  BOOST_TEST(close(want, lz::eval(2 * lz::square(lz::to_dense(A)) * x - 3 * y0), 100 * tol<T>()));
+}
+
+BOOST_AUTO_TEST_CASE(abs_or_square_of_a_matrix_times_a_vector_reads_its_values_in_the_row_loop) {
+  read_functions_give_the_stored_values_bits(long_rows<double>(40, 5000, 0.02, 660), 661);
+  read_functions_give_the_stored_values_bits(random_sparse<double>(3000, 3000, 0.02, 662), 663);
+  read_functions_give_the_stored_values_bits(long_rows<float>(40, 5000, 0.02, 664), 665);
+  const auto A = random_sparse<double>(40, 40, 0.1, 666);
+  const lz::vector<double> x = random_dense<double>(lz::shape_t<1>{40}, 667);
+  lz::vector<double> y(40);
+  const std::string plan = lz::explain(y, lz::abs(A) * x);
+  BOOST_TEST(plan.find("an SpMV applies it as it reads each one") != std::string::npos, plan);
+  // Any other values expression (a scalar inside, another function): blocks.
+  const std::string other = lz::explain(y, lz::abs(2.0 * A) * x);
+  BOOST_TEST(other.find("a block of 2048 entries at a time") != std::string::npos, other);
+  BOOST_TEST(other.find("applies it as it reads") == std::string::npos, other);
 }
 
 BOOST_AUTO_TEST_CASE(a_values_product_gives_the_same_bits_on_one_thread_or_two) {

@@ -15,6 +15,7 @@
 #include <lz/log.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <complex>
 #include <cstdint>
@@ -446,6 +447,76 @@ BOOST_AUTO_TEST_CASE(results_are_bit_identical_whatever_the_thread_count_or_thre
   same_bits_on_any_thread_count<cf>(big_matrix<cf>(300));
   same_bits_on_any_thread_count<double>(big_matrix<double>(100)); // (narrow for 2-4 threads)
   same_bits_on_any_thread_count<cf>(stencil_matrix<cf>());
+}
+
+// spmv_fill with a read function (value_fill::fn, src): the kernel applies abs or square to each
+// stored value as it reads it — fill never called — with the bits of spmv over those values
+// stored, on any thread count, either op, beta zero or not, strided vectors; spmm_fill (more
+// columns) still fills its blocks, with the bits of spmm over the stored values.
+template <class V>
+void read_function_products(const matrix<V, std::int32_t>& a) {
+  std::mt19937_64 g(7);
+  const V alpha = V(1.25);
+  for (sp::value_fn fn : {sp::value_fn::abs, sp::value_fn::square}) {
+    const auto apply = [fn](V v) { return fn == sp::value_fn::abs ? std::abs(v) : v * v; };
+    matrix<V, std::int32_t> stored = a;
+    for (auto& v : stored.values) v = apply(v);
+    struct source {
+      const matrix<V, std::int32_t>* a;
+      sp::value_fn fn;
+      std::atomic<int> fills{0};
+    } src{&a, fn};
+    sp::value_fill<V> f{&src, [](const void* ctx, index_t k0, V* v, index_t n) {
+                          auto& s = *static_cast<source*>(const_cast<void*>(ctx));
+                          ++s.fills;
+                          for (index_t i = 0; i < n; ++i) {
+                            const V w = s.a->values[std::size_t(k0 + i)];
+                            v[i] = s.fn == sp::value_fn::abs ? std::abs(w) : w * w;
+                          }
+                        }};
+    f.fn = fn;
+    f.src = a.values.data();
+    for (trans t : {trans::none, trans::transpose}) {
+      const index_t m = t == trans::none ? a.rows : a.cols, n = t == trans::none ? a.cols : a.rows;
+      for (index_t inc : {1, 2})
+        for (V beta : {V(0), V(-0.75)}) {
+          std::vector<V> x(static_cast<std::size_t>(n * inc)), y0(std::size_t(m * inc));
+          for (auto& v : x) v = draw<V>(g);
+          for (auto& v : y0) v = draw<V>(g);
+          std::vector<V> want = y0;
+          sp::spmv<V, std::int32_t>(t, stored.view(), alpha, x.data(), inc, beta, want.data(), inc,
+                                    false);
+          for (int threads : {1, 2, 3}) {
+            lz::set_num_threads(threads);
+            std::vector<V> y = y0;
+            sp::spmv_fill<V, std::int32_t>(t, a.view(), f, alpha, x.data(), inc, beta, y.data(),
+                                           inc, true);
+            BOOST_TEST_INFO("op " << op_name(t) << ", fn " << int(fn) << ", inc " << inc
+                                  << ", beta " << beta << ", " << threads << " threads");
+            BOOST_TEST(std::memcmp(y.data(), want.data(), y.size() * sizeof(V)) == 0);
+          }
+          lz::set_num_threads(0);
+        }
+      BOOST_TEST(src.fills == 0);
+      const index_t k = 3;
+      std::vector<V> B(static_cast<std::size_t>(n * k)), C(std::size_t(m * k)), want;
+      for (auto& v : B) v = draw<V>(g);
+      want = C;
+      sp::spmm<V, std::int32_t>(t, stored.view(), k, alpha, B.data(), k, 1, V(0), want.data(), k, 1,
+                                false);
+      sp::spmm_fill<V, std::int32_t>(t, a.view(), f, k, alpha, B.data(), k, 1, V(0), C.data(), k, 1,
+                                     true);
+      BOOST_TEST(src.fills > 0);
+      BOOST_TEST(std::memcmp(C.data(), want.data(), C.size() * sizeof(V)) == 0);
+      src.fills = 0;
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_read_function_is_applied_in_the_row_loop_with_the_stored_values_bits) {
+  read_function_products<double>(big_matrix<double>());
+  read_function_products<float>(big_matrix<float>(100));
+  read_function_products<double>(stencil_matrix<double>());
 }
 
 BOOST_AUTO_TEST_CASE(band_of_gives_the_least_lower_and_upper_bandwidths) {

@@ -313,6 +313,31 @@ void touch_block(const void* ctx, index_t k0, index_t n) {
   touch_values(*static_cast<const E*>(ctx), k0, n);
 }
 
+// The function a real SpMV applies itself as it reads each stored value (value_fill::fn): abs or
+// square of a sparse operand's own values; none for any other values expression.
+template <class C>
+constexpr kernels::sparse::value_fn read_fn_v = kernels::sparse::value_fn::none;
+template <class T>
+constexpr kernels::sparse::value_fn read_fn_v<map_expr<fn::abs_fn, tensor_view<T, 1>>> =
+    kernels::sparse::value_fn::abs;
+template <class T>
+constexpr kernels::sparse::value_fn read_fn_v<map_expr<fn::square_fn, tensor_view<T, 1>>> =
+    kernels::sparse::value_fn::square;
+
+// Sets f's read function when values expression `core` has one and reads contiguous real values.
+template <class V, class C>
+bool set_read_fn(const C& core, kernels::sparse::value_fill<V>& f) {
+  if constexpr (read_fn_v<C> != kernels::sparse::value_fn::none && std::is_floating_point_v<V>) {
+    const auto& v = lz::detail::get<0>(core.args);
+    if (v.layout().strides[0] != 1) return false;
+    f.fn = read_fn_v<C>;
+    f.src = v.data();
+    return true;
+  } else {
+    return false;
+  }
+}
+
 // A sparse operand (a leaf or a values expression) ready for a step.
 // `fill`: the caller (an SpMV or SpMM) can take values computed a block at a time; a values
 // expression that allows it (host, fills_by_block; op(A) = A or a transpose) is then set there
@@ -342,11 +367,20 @@ sparse_mat<V> prepare_sparse_operand(Sink& s, const P& pol, const S& a, V& scale
       m.values = core.data();
       m.from = s.origin_of(m.values);
     } else if (fills_block_now<V, S, C>(fill)) {
-      if (s.noting())
-        s.note({rule, ": the sparse operand's values are an expression: computed inside the "
-                      "product a block of 2048 entries at a time, the pattern read in place (no "
-                      "temporary)"});
       *fill = {&core, &fill_block<V, C>, &touch_block<C>};
+      const bool read = set_read_fn(core, *fill);
+      if (s.noting())
+        s.note({rule,
+                read ? (fill->fn == kernels::sparse::value_fn::abs
+                            ? ": the sparse operand's values are abs(A): an SpMV applies it as it "
+                              "reads each one (an SpMM: a block of 2048 entries at a time), the "
+                              "pattern read in place (no temporary)"
+                            : ": the sparse operand's values are square(A): an SpMV applies it as "
+                              "it reads each one (an SpMM: a block of 2048 entries at a time), the "
+                              "pattern read in place (no temporary)")
+                     : ": the sparse operand's values are an expression: computed inside the "
+                       "product a block of 2048 entries at a time, the pattern read in place (no "
+                       "temporary)"});
     } else {
       if (s.noting())
         s.note({rule, ": the sparse operand's values are an expression; one loop writes them (",

@@ -58,6 +58,9 @@ struct value_map {
   void (*apply)(const void* ctx, V* v, index_t n) = nullptr;
 };
 
+/// A function of the stored values a real SpMV applies itself as it reads each one (value_fill).
+enum class value_fn : unsigned char { none, abs, square };
+
 /// Values computed on demand: `fill(ctx, k0, v, n)` writes the values of entries [k0, k0 + n) (as
 /// the kernels index A.values: row_ptr offsets) into v[0..n) (the caller's elementwise
 /// expression over its own arrays, run on the calling thread or on one of lazuli's; it may be
@@ -69,6 +72,12 @@ struct value_fill {
   /// Optional (may be null): a hint that entries [k0, k0 + n) are filled soon (it prefetches the
   /// arrays fill reads them from; never reads them).
   void (*touch)(const void* ctx, index_t k0, index_t n) = nullptr;
+  /// Optional: F's value k is also `fn(src[k])` (src indexed as A.values; `abs` or `square` of
+  /// real values). A real spmv_fill then reads src in its row loop and applies fn to each value:
+  /// no blocks, fill and touch never called, the bits of spmv over fn(src) stored (a row longer
+  /// than a block one sum, not pieces). spmm_fill and complex values still fill blocks.
+  value_fn fn = value_fn::none;
+  const V* src = nullptr;
 };
 
 /// y = alpha·op(F)·x + beta·y for the matrix F with A's pattern whose values `f` computes
