@@ -449,6 +449,12 @@ BOOST_AUTO_TEST_CASE(results_are_bit_identical_whatever_the_thread_count_or_thre
   same_bits_on_any_thread_count<cf>(stencil_matrix<cf>());
 }
 
+// What a read function makes of a stored value.
+template <class V>
+V apply_read_fn(sp::value_fn fn, V v) {
+  return fn == sp::value_fn::abs ? std::abs(v) : v * v;
+}
+
 // spmv_fill with a read function (value_fill::fn, src): the kernel applies abs or square to each
 // stored value as it reads it — fill never called — with the bits of spmv over those values
 // stored, on any thread count, either op, beta zero or not, strided vectors; spmm_fill (more
@@ -458,9 +464,8 @@ void read_function_products(const matrix<V, std::int32_t>& a) {
   std::mt19937_64 g(7);
   const V alpha = V(1.25);
   for (sp::value_fn fn : {sp::value_fn::abs, sp::value_fn::square}) {
-    const auto apply = [fn](V v) { return fn == sp::value_fn::abs ? std::abs(v) : v * v; };
     matrix<V, std::int32_t> stored = a;
-    for (auto& v : stored.values) v = apply(v);
+    for (auto& v : stored.values) v = apply_read_fn(fn, v);
     struct source {
       const matrix<V, std::int32_t>* a;
       sp::value_fn fn;
@@ -469,10 +474,8 @@ void read_function_products(const matrix<V, std::int32_t>& a) {
     sp::value_fill<V> f{&src, [](const void* ctx, index_t k0, V* v, index_t n) {
                           auto& s = *static_cast<source*>(const_cast<void*>(ctx));
                           ++s.fills;
-                          for (index_t i = 0; i < n; ++i) {
-                            const V w = s.a->values[std::size_t(k0 + i)];
-                            v[i] = s.fn == sp::value_fn::abs ? std::abs(w) : w * w;
-                          }
+                          for (index_t i = 0; i < n; ++i)
+                            v[i] = apply_read_fn(s.fn, s.a->values[std::size_t(k0 + i)]);
                         }};
     f.fn = fn;
     f.src = a.values.data();

@@ -368,19 +368,17 @@ sparse_mat<V> prepare_sparse_operand(Sink& s, const P& pol, const S& a, V& scale
       m.from = s.origin_of(m.values);
     } else if (fills_block_now<V, S, C>(fill)) {
       *fill = {&core, &fill_block<V, C>, &touch_block<C>};
-      const bool read = set_read_fn(core, *fill);
-      if (s.noting())
-        s.note({rule,
-                read ? (fill->fn == kernels::sparse::value_fn::abs
-                            ? ": the sparse operand's values are abs(A): an SpMV applies it as it "
-                              "reads each one (an SpMM: a block of 2048 entries at a time), the "
-                              "pattern read in place (no temporary)"
-                            : ": the sparse operand's values are square(A): an SpMV applies it as "
-                              "it reads each one (an SpMM: a block of 2048 entries at a time), the "
-                              "pattern read in place (no temporary)")
-                     : ": the sparse operand's values are an expression: computed inside the "
-                       "product a block of 2048 entries at a time, the pattern read in place (no "
-                       "temporary)"});
+      if (!set_read_fn(core, *fill)) {
+        if (s.noting())
+          s.note({rule, ": the sparse operand's values are an expression: computed inside the "
+                        "product a block of 2048 entries at a time, the pattern read in place (no "
+                        "temporary)"});
+      } else if (s.noting()) {
+        s.note({rule, ": the sparse operand's values are ",
+                fill->fn == kernels::sparse::value_fn::abs ? "abs" : "square",
+                "(A): an SpMV applies it as it reads each one (an SpMM: a block of 2048 entries at "
+                "a time), the pattern read in place (no temporary)"});
+      }
     } else {
       if (s.noting())
         s.note({rule, ": the sparse operand's values are an expression; one loop writes them (",
