@@ -1,7 +1,9 @@
 // W14: sparse products (CSR, double values, int32 indices), issue "sparse matrices":
 //
 //   SpMV  y = A * x   A the 5-point Laplacian of an s × s grid (s² rows, 5 entries a row)
-//   SpMV  y = A * x   A random, s² rows and columns, 10 distinct columns a row (fixed seed)
+//   SpMV  y = A * x   A random, s² rows and columns, 10 distinct columns a row (fixed seed);
+//                     also as an lz::csr_matrix kept in column strips (optimize_products) when
+//                     this CPU's L2 makes it choose more than one
 //   SpMM  C = A * B   A the Laplacian, B s² × 16 and C s² × 16 row-major
 //   SpGEMM C = A * A  both matrices above (a sparse result)
 //   sums   C = A + B, C = A * A + B   A the Laplacian, B the random matrix (different patterns)
@@ -230,6 +232,16 @@ void spmv_case(const char* what, const csr_arrays& a, int rounds) {
   const auto xv = lz::adopt(x);
   auto yv = lz::adopt(yl);
   auto lazuli = [&] { yv = As * xv; };
+  // The same matrix owned by an lz::csr_matrix with a column-strip copy (optimize_products,
+  // chosen for this CPU's L2): measured only when it keeps one (not for a band matrix).
+  lz::csr_matrix<double> Am(a.rows, a.cols, a.row_ptr, a.col_idx, a.values);
+  const index_t strips = Am.optimize_products();
+  std::vector<double> ys(ny);
+  auto ysv = lz::adopt(ys);
+  auto lazuli_strips = [&] { ysv = Am * xv; };
+  char strips_name[80];
+  std::snprintf(strips_name, sizeof strips_name, "lazuli, A.optimize_products() (%td strips)",
+                strips);
   const long calls = std::max<long>(1, long(3e7 / double(a.nnz())));
   char title[160];
   // one thread
@@ -239,6 +251,7 @@ void spmv_case(const char* what, const csr_arrays& a, int rounds) {
     std::vector<variant> v;
     v.push_back({"lazuli y = A * x", lazuli, yl.data(), {}, {}});
     v.push_back({"hand CSR loop", [&] { hand_spmv(a, x.data(), yh.data()); }, yh.data(), {}, {}});
+    if (strips > 1) v.push_back({strips_name, lazuli_strips, ys.data(), {}, {}});
 #if LZ_HAVE_EIGEN
     Eigen::Map<const Eigen::SparseMatrix<double, Eigen::RowMajor, int>> Ae(
         a.rows, a.cols, a.nnz(), a.row_ptr.data(), a.col_idx.data(), a.values.data());
@@ -272,6 +285,7 @@ void spmv_case(const char* what, const csr_arrays& a, int rounds) {
                  y1.data(),
                  {},
                  {}});
+    if (strips > 1) v.push_back({strips_name, lazuli_strips, ys.data(), {}, {}});
 #if LZ_HAVE_RSB
     rsb_matrix R(a);
     rsb_threads(2);

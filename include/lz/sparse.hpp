@@ -202,6 +202,7 @@ class csr_matrix {
     if (this != &o) {
       v_ = o.v_;
       p_ = o.p_;
+      s_.reset(); // (o's strips were cut from o's values)
     }
     return *this;
   }
@@ -222,6 +223,7 @@ class csr_matrix {
     if (!pr.trans && pr.owner && *pr.owner == p_) {
       // The same pattern object (B = 2*B, or B made from A before): the values in place, one
       // loop, no allocation (a loop cannot fail half-way once started: the shape is checked).
+      s_.reset();
       detail::assign_to<detail::assign_op::set>(v_.view(), s.values_expr());
       return *this;
     }
@@ -238,6 +240,7 @@ class csr_matrix {
       p = copy_pattern(pr);
     p_ = std::move(p);
     v_ = std::move(v);
+    s_.reset();
     return *this;
   }
 
@@ -248,19 +251,70 @@ class csr_matrix {
   std::span<const I> row_ptr() const noexcept { return {p_->row_ptr, std::size_t(p_->rows) + 1}; }
   std::span<const I> col_idx() const noexcept { return {p_->col_idx, std::size_t(p_->nnz)}; }
   std::span<const T> values() const noexcept { return {v_.data(), std::size_t(p_->nnz)}; }
-  std::span<T> values() noexcept { return {v_.data(), std::size_t(p_->nnz)}; }
-  /// The values as a rank-1 tensor view (write them with any dense expression).
-  tensor_view<T, 1> values_view() noexcept { return v_.view(); }
+  /// The values, writable (drops the column-strip copy: see optimize_products).
+  std::span<T> values() noexcept {
+    s_.reset();
+    return {v_.data(), std::size_t(p_->nnz)};
+  }
+  /// The values as a rank-1 tensor view (write them with any dense expression; drops the
+  /// column-strip copy).
+  tensor_view<T, 1> values_view() noexcept {
+    s_.reset();
+    return v_.view();
+  }
+
+  /// Keeps a second copy of the matrix cut into column strips, which `y = α·A·x + β·y` then runs
+  /// strip by strip (each strip gathers from its own part of x): for large matrices whose rows
+  /// reach all over a long x (a random pattern), not for band matrices. `strips` = 0 chooses
+  /// (kernels::sparse::strips_for: x's part of a strip about twice the L2 cache, at most 4; 1 when
+  /// x fits, when A's band does, or when rows hold under 2 entries a strip); 1 drops the copy.
+  /// Returns the count kept (1: none). The copy costs A's memory again (values and column
+  /// indices, and rows + 1 offsets a strip) and one pass to build; only SpMV with op(A) = A uses
+  /// it (SpMM, transposed products, values expressions such as 2*A·x are read from A itself;
+  /// 2*A*x folds the 2 into α and does use it). Each row's sum is then added strip by strip: other
+  /// roundings than A's own (the same on any number of threads). The copy is a snapshot: every
+  /// non-const access to the values (values(), values_view(), view(), an assignment) drops it;
+  /// a span or view of them taken before this call must not be written after it.
+  /// perf/w14_spmv "strips" measures it.
+  index_t optimize_products(index_t strips = 0) {
+    const kernels::sparse::csr<T, I> a = kernel_csr();
+    if (strips <= 0) strips = kernels::sparse::strips_for<T, I>(a);
+    if (strips <= 1 || p_->nnz == 0) {
+      s_.reset();
+      return 1;
+    }
+    auto c = std::make_shared<kernels::sparse::csr_strips<T, I>>();
+    kernels::sparse::cut_strips<T, I>(a, strips, *c);
+    s_ = std::move(c);
+    return strips;
+  }
+  /// The column strips an SpMV runs (1: none kept; optimize_products).
+  index_t product_strips() const noexcept { return s_ ? index_t(s_->parts.size()) : 1; }
   tensor_view<const T, 1> values_expr() const noexcept { return v_.view(); }
   const T* leaf_values() const noexcept { return v_.data(); }
   /// True when both matrices hold the same pattern object (made from one another).
   bool shares_pattern_with(const csr_matrix& o) const noexcept { return p_ == o.p_; }
 
   detail::pattern_ref<I> pattern() const noexcept {
-    return {p_->rows, p_->cols, p_->nnz, p_->row_ptr, p_->col_idx,
-            false,    &p_,      true,    p_->lower,   p_->upper};
+    return {p_->rows,
+            p_->cols,
+            p_->nnz,
+            p_->row_ptr,
+            p_->col_idx,
+            false,
+            &p_,
+            true,
+            p_->lower,
+            p_->upper,
+            s_ ? s_->parts.data() : nullptr,
+            s_ ? index_t(s_->parts.size()) : 0,
+            s_ ? s_->source : nullptr};
   }
-  csr_view<T, I> view() noexcept { return {pattern(), v_.data()}; }
+  /// A view with writable values (drops the column-strip copy).
+  csr_view<T, I> view() noexcept {
+    s_.reset();
+    return {pattern(), v_.data()};
+  }
   csr_view<const T, I> view() const noexcept { return {pattern(), v_.data()}; }
 
   /// The entry (i, j): its stored value or 0 (a binary search in row i).
@@ -302,6 +356,7 @@ class csr_matrix {
       r.values = tensor<T, 1>(shape_t<1>{p->nnz}, uninitialized);
     p_ = std::move(p);
     v_ = std::move(r.values);
+    s_.reset();
     return *this;
   }
   void adopt_arrays(index_t rows, index_t cols, std::vector<I> rp, std::vector<I> ci, const T* vals,
@@ -319,6 +374,7 @@ class csr_matrix {
     std::copy(vals, vals + nnz, v.data());
     p_ = std::move(p);
     v_ = std::move(v);
+    s_.reset();
   }
   static std::shared_ptr<const pattern_t> copy_pattern(const detail::pattern_ref<I>& pr) {
     auto p = std::make_shared<pattern_t>();
@@ -343,8 +399,13 @@ class csr_matrix {
     return m;
   }
 
+  kernels::sparse::csr<T, I> kernel_csr() const noexcept {
+    return {p_->rows, p_->cols, p_->nnz, p_->row_ptr, p_->col_idx, v_.data(), p_->lower, p_->upper};
+  }
+
   std::shared_ptr<const pattern_t> p_;
   tensor<T, 1> v_;
+  std::shared_ptr<const kernels::sparse::csr_strips<T, I>> s_; ///< optimize_products' copy
 };
 
 /// Adopts CSR arrays the caller owns (zero-copy; they must outlive the view and every expression

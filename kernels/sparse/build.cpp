@@ -1,7 +1,8 @@
 // Sparse kernels (kernels/include/lz/kernels/sparse/csr.hpp): building and checking CSR patterns:
 // from_triplets (two stable counting sorts, by column then by row, so that each row comes out
 // with its columns sorted and duplicates adjacent in triplet order, then summed), check_pattern,
-// sort_rows. The products are in csr.cpp.
+// sort_rows, and the column-strip copy of a matrix (cut_strips, strips_for). The products are in
+// csr.cpp.
 #include <lz/errors.hpp>
 #include <lz/kernels/sparse/csr.hpp>
 
@@ -14,6 +15,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <unistd.h>
 
 namespace lz::kernels::sparse {
 namespace {
@@ -164,7 +167,70 @@ index_t sort_rows(index_t rows, I* row_ptr, I* col_idx, V* values) {
   return out;
 }
 
+template <class V, class I>
+index_t strips_for(const csr<V, I>& A, index_t l2_bytes) {
+  if (l2_bytes <= 0) {
+    long l2 = 0;
+#if defined(_SC_LEVEL2_CACHE_SIZE)
+    l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+    l2_bytes = l2 > 0 ? index_t(l2) : index_t(1) << 20;
+  }
+  const index_t xb = A.cols * index_t(sizeof(V));
+  if (A.rows == 0 || xb <= 2 * l2_bytes) return 1;
+  // A band the L2 holds: each row gathers from a window of x the cache keeps already.
+  if (A.lower >= 0 && A.upper >= 0 && (A.lower + A.upper + 1) * index_t(sizeof(V)) <= l2_bytes)
+    return 1;
+  index_t parts = std::min<index_t>(4, (xb + 2 * l2_bytes - 1) / (2 * l2_bytes));
+  // Every strip passes over y and the row offsets once more: rows of fewer than about two
+  // entries a strip would pay that for little (a guess, not measured).
+  while (parts > 1 && A.nnz < 2 * parts * A.rows) --parts;
+  return parts;
+}
+
+template <class V, class I>
+void cut_strips(const csr<V, I>& A, index_t parts, csr_strips<V, I>& out) {
+  parts = std::max<index_t>(parts, 1);
+  csr_strips<V, I> s;
+  s.width = std::max<index_t>((A.cols + parts - 1) / parts, 1);
+  s.source = A.values;
+  const auto strip_of = [&](I c) { return std::min<index_t>(index_t(c) / s.width, parts - 1); };
+  std::vector<index_t> count(std::size_t(parts), 0);
+  const index_t base = A.row_ptr[0];
+  for (index_t k = 0; k < A.nnz; ++k) ++count[std::size_t(strip_of(A.col_idx[base + k]))];
+  s.row_ptr.resize(std::size_t(parts));
+  s.col_idx.resize(std::size_t(parts));
+  s.values.resize(std::size_t(parts));
+  for (index_t p = 0; p < parts; ++p) {
+    s.row_ptr[std::size_t(p)].assign(std::size_t(A.rows) + 1, I(0));
+    s.col_idx[std::size_t(p)].resize(std::size_t(count[std::size_t(p)]));
+    s.values[std::size_t(p)].resize(std::size_t(count[std::size_t(p)]));
+  }
+  std::fill(count.begin(), count.end(), 0);
+  for (index_t i = 0; i < A.rows; ++i) {
+    for (index_t k = A.row_ptr[i], e = A.row_ptr[i + 1]; k < e; ++k) {
+      const auto p = std::size_t(strip_of(A.col_idx[k]));
+      s.col_idx[p][std::size_t(count[p])] = A.col_idx[k];
+      s.values[p][std::size_t(count[p])] = A.values[k];
+      ++count[p];
+    }
+    for (index_t p = 0; p < parts; ++p)
+      s.row_ptr[std::size_t(p)][std::size_t(i) + 1] = I(count[std::size_t(p)]);
+  }
+  s.parts.resize(std::size_t(parts));
+  for (index_t p = 0; p < parts; ++p) {
+    const auto q = std::size_t(p);
+    // A strip's band is its parent's at most (a subset of its entries).
+    s.parts[q] = {
+        A.rows,  A.cols, count[q], s.row_ptr[q].data(), s.col_idx[q].data(), s.values[q].data(),
+        A.lower, A.upper};
+  }
+  out = std::move(s);
+}
+
 #define LZ_SPARSE_BUILD(V, I)                                                                      \
+  template index_t strips_for<V, I>(const csr<V, I>&, index_t);                                    \
+  template void cut_strips<V, I>(const csr<V, I>&, index_t, csr_strips<V, I>&);                    \
   template void from_triplets<V, I>(index_t, index_t, index_t, const I*, const I*, const V*,       \
                                     std::vector<I>&, std::vector<I>&, std::vector<V>&);            \
   template index_t sort_rows<V, I>(index_t, I*, I*, V*);

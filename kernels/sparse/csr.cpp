@@ -15,7 +15,8 @@
 // matrix's, and a row longer than its 2048-entry blocks in pieces from the row's start, added
 // in order, or scatters its entries as above: again whatever the threads. A real SpMV whose
 // values are abs or square of stored ones (value_fn) is the stored matrix's own loop, reading
-// each value through the function.
+// each value through the function. An SpMV over a matrix cut into column strips (csr_strips)
+// sums each row strip by strip, y accumulating: y = α·S₀·x + β·y, then y = α·Sₛ·x + y.
 #include "../blas/trace.hpp"
 #include "common.hpp"
 
@@ -709,6 +710,7 @@ std::string describe_mv(trans t, const csr<V, I>& A, bool filled, V alpha, index
   return std::string(names<V>::mv) + "(trans=" + trans_flag<V>(t) + ", " +
          blas::detail::arg("m", A.rows) + ", " + blas::detail::arg("n", A.cols) + ", " +
          blas::detail::arg("nnz", A.nnz) + (filled ? ", values=f, " : ", ") +
+         (A.strips && t == trans::none ? blas::detail::arg("strips", A.nstrips) + ", " : "") +
          value_arg("alpha", alpha) + ", " + blas::detail::arg("incx", incx) + ", " +
          value_arg("beta", beta) + ", " + blas::detail::arg("incy", incy) + ")";
 }
@@ -746,10 +748,21 @@ void spmv(trans t, const csr<V, I>& A, V alpha, const V* x, index_t incx, V beta
       scale_vec(ny, beta, y, incy);
       return;
     }
-    if (tr && t == trans::conj_transpose && is_complex_v<V>)
+    if (tr && t == trans::conj_transpose && is_complex_v<V>) {
       mv_product<vread::conj>(tr, A, alpha, x, incx, beta, y, incy, threads);
-    else
+    } else if (!tr && A.strips && A.nstrips > 0) {
+      // Strip by strip, y accumulating (csr_strips): an empty strip adds nothing.
+      for (index_t s = 0; s < A.nstrips; ++s) {
+        const csr<V, I>& S = A.strips[s];
+        const V b = s == 0 ? beta : V(1);
+        if (S.nnz > 0)
+          mv_product<vread::plain>(false, S, alpha, x, incx, b, y, incy, threads);
+        else if (s == 0)
+          scale_vec(ny, beta, y, incy);
+      }
+    } else {
       mv_product<vread::plain>(tr, A, alpha, x, incx, beta, y, incy, threads);
+    }
   });
 }
 

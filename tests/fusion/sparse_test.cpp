@@ -575,6 +575,148 @@ BOOST_AUTO_TEST_CASE(a_large_product_is_the_same_on_one_thread_and_on_several) {
   BOOST_TEST(double(lz::max(lz::abs(t1 - tp))) == 0.0);
 }
 
+// ---- column strips (csr_matrix::optimize_products) --------------------------------------------
+
+BOOST_AUTO_TEST_CASE(a_matrix_kept_in_column_strips_is_still_one_spmv_call_and_no_temporary) {
+  auto A = random_sparse<double>(60, 400, 0.05, 31);
+  BOOST_TEST(A.product_strips() == 1);
+  BOOST_TEST(A.optimize_products(3) == 3);
+  BOOST_TEST(A.product_strips() == 3);
+  const auto x = random_dense<double>(lz::shape_t<1>{400}, 32);
+  lz::vector<double> y = random_dense<double>(lz::shape_t<1>{60}, 33);
+  const lz::vector<double> y0 = y;
+  const std::string plan = lz::explain(y, 2 * A * x - 3 * y);
+  BOOST_TEST(plan.find("3 column strips") != std::string::npos, plan);
+  // abs(A)·x reads A's values through abs: not the strips' values, so not the strips.
+  BOOST_TEST(lz::explain(y, lz::abs(A) * x).find("column strips") == std::string::npos);
+  lz_test::recording rec;
+  lz::reset_stats();
+  y = 2 * A * x - 3 * y;
+  BOOST_TEST(rec.summary() == "dcsrmv ");
+  BOOST_TEST(rec.only().alpha == 2.0);
+  BOOST_TEST(rec.only().beta == -3.0);
+  BOOST_TEST(lz::stats().allocations == 0u);
+  const auto D = lz::to_dense(A);
+  BOOST_TEST(close(y, lz::eval(2 * D * x - 3 * y0), 1e-13));
+  // y·0 + A·x: beta = 0 never reads y (NaN there does not leak) though later strips add into it.
+  y = std::numeric_limits<double>::quiet_NaN();
+  y = A * x;
+  BOOST_TEST(close(y, lz::eval(D * x), 1e-13));
+}
+
+template <class T, class I>
+void strip_products_match_the_dense_engine(std::uint64_t seed) {
+  std::mt19937_64 g(seed);
+  for (int trial = 0; trial < 8; ++trial) {
+    // Some matrices narrower than their strip count (empty strips), some with empty rows.
+    const index_t m = index_t(1 + g() % 60), n = index_t(1 + g() % 90);
+    auto A = random_sparse<T, I>(m, n, 0.03 + 0.3 * double(g() % 10) / 10, seed + trial);
+    const index_t strips = index_t(2 + trial % 4);
+    BOOST_TEST(A.optimize_products(strips) == (A.nnz() > 0 ? strips : 1));
+    const auto D = lz::to_dense(A);
+    const lz::vector<T> xl = random_dense<T>(lz::shape_t<1>{2 * n}, seed + 100 + trial);
+    const auto x = lz::slice(xl, lz::range(0, 2 * n, 2));
+    lz::matrix<T> Y = random_dense<T>(lz::shape_t<2>{m, 3}, seed + 200 + trial);
+    auto y = lz::col(Y, 1);
+    const lz::vector<T> y0 = y;
+    const T a = random_value<T>(g), b = random_value<T>(g);
+    y = a * A * x + b * y;
+    BOOST_TEST(close(y, lz::eval(a * D * x + b * y0), tol<T>()),
+               "strips " << strips << " m=" << m << " n=" << n);
+    // A transposed product and an SpMM read A itself.
+    const lz::vector<T> w = random_dense<T>(lz::shape_t<1>{m}, seed + 300 + trial);
+    lz::vector<T> t = random_dense<T>(lz::shape_t<1>{n}, seed + 400 + trial);
+    const lz::vector<T> t0 = t;
+    t = lz::transpose(A) * w - t;
+    BOOST_TEST(close(t, lz::eval(lz::transpose(D) * w - t0), tol<T>()));
+    const lz::matrix<T> B = random_dense<T>(lz::shape_t<2>{n, 3}, seed + 500 + trial);
+    const lz::matrix<T> C = a * A * B;
+    BOOST_TEST(close(C, lz::eval(a * D * B), tol<T>()));
+  }
+}
+
+BOOST_AUTO_TEST_CASE(strip_products_match_the_dense_engine_for_every_type_index_and_count) {
+  strip_products_match_the_dense_engine<double, std::int32_t>(600);
+  strip_products_match_the_dense_engine<double, std::int64_t>(700);
+  strip_products_match_the_dense_engine<float, std::int32_t>(800);
+  strip_products_match_the_dense_engine<cd, std::int64_t>(900);
+  strip_products_match_the_dense_engine<cf, std::int32_t>(1000);
+}
+
+BOOST_AUTO_TEST_CASE(a_strip_product_is_the_same_on_one_thread_and_on_several) {
+  auto A = random_sparse<double>(3000, 3000, 0.01, 41);
+  BOOST_TEST(A.optimize_products(3) == 3);
+  const auto x = random_dense<double>(lz::shape_t<1>{3000}, 42);
+  lz::vector<double> y1(3000), yp(3000);
+  y1 = lz::eval(lz::seq, A * x);
+  const int before = lz::num_threads();
+  lz::set_num_threads(4);
+  lz::assign(lz::par, yp, A * x);
+  lz::set_num_threads(before);
+  BOOST_TEST(double(lz::max(lz::abs(y1 - yp))) == 0.0);
+  BOOST_TEST(close(y1, lz::eval(lz::to_dense(A) * x), 1e-12));
+}
+
+BOOST_AUTO_TEST_CASE(writing_the_values_drops_the_strips_so_products_see_the_new_values) {
+  const auto x = random_dense<double>(lz::shape_t<1>{300}, 51);
+  lz::vector<double> y(50);
+  const auto check = [&](lz::csr_matrix<double>& A) {
+    y = A * x;
+    return close(y, lz::eval(lz::to_dense(A) * x), 1e-13);
+  };
+  auto A = random_sparse<double>(50, 300, 0.05, 52);
+  A.optimize_products(2);
+  A.values()[0] += 10;
+  BOOST_TEST(A.product_strips() == 1);
+  BOOST_TEST(check(A));
+  A.optimize_products(2);
+  A.values_view() = 2 * A.values_view();
+  BOOST_TEST(A.product_strips() == 1);
+  BOOST_TEST(check(A));
+  A.optimize_products(2);
+  A = 3 * A; // (the values in place: the same pattern object)
+  BOOST_TEST(A.product_strips() == 1);
+  BOOST_TEST(check(A));
+  A.optimize_products(2);
+  A.view().values()(1) = -4;
+  BOOST_TEST(A.product_strips() == 1);
+  BOOST_TEST(check(A));
+  // A copy has values of its own (no strips); a moved matrix keeps them; 1 drops them.
+  A.optimize_products(2);
+  lz::csr_matrix<double> B = A;
+  BOOST_TEST(B.product_strips() == 1);
+  lz::csr_matrix<double> M = std::move(A);
+  BOOST_TEST(M.product_strips() == 2);
+  BOOST_TEST(check(M));
+  BOOST_TEST(M.optimize_products(1) == 1);
+  BOOST_TEST(M.product_strips() == 1);
+}
+
+BOOST_AUTO_TEST_CASE(strips_are_chosen_only_for_a_long_x_gathered_all_over) {
+  using lz::kernels::sparse::strips_for;
+  const auto kernel_view = [](const lz::csr_matrix<double>& A) {
+    return lz::kernels::sparse::csr<double, std::int32_t>{
+        A.rows(),           A.cols(),          A.nnz(),           A.row_ptr().data(),
+        A.col_idx().data(), A.values().data(), A.pattern().lower, A.pattern().upper};
+  };
+  const auto R = random_sparse<double>(400, 4000, 0.01, 61); // ~40 a row, all over x
+  constexpr index_t kib = 1024;
+  BOOST_TEST(strips_for(kernel_view(R), 16 * kib) == 1); // x (32 KiB) within twice the L2
+  BOOST_TEST(strips_for(kernel_view(R), 8 * kib) == 2);  // 4 KiB / 16 KiB ...
+  BOOST_TEST(strips_for(kernel_view(R), 4 * kib) == 4);  // ... at most 4
+  BOOST_TEST(strips_for(kernel_view(R), kib) == 4);
+  const auto S = random_sparse<double>(4000, 4000, 0.0006, 62); // ~2.4 a row
+  BOOST_TEST(strips_for(kernel_view(S), kib) == 1);             // under 2 a row a strip
+  // A band matrix (tridiagonal): its rows gather from a window the cache holds.
+  std::vector<std::int32_t> r, c;
+  std::vector<double> v;
+  for (std::int32_t i = 0; i < 4000; ++i)
+    for (std::int32_t j = std::max(0, i - 1); j <= std::min(3999, i + 1); ++j)
+      r.push_back(i), c.push_back(j), v.push_back(1.0);
+  const auto T = lz::csr_matrix<double>::from_triplets(4000, 4000, r, c, v);
+  BOOST_TEST(strips_for(kernel_view(T), kib) == 1);
+}
+
 // ---- sparse × sparse (SpGEMM) ------------------------------------------------------------------
 
 namespace spgemm_plan_checks {

@@ -48,6 +48,12 @@ struct pattern_ref {
   const std::shared_ptr<const csr_pattern<I>>* owner = nullptr;
   bool host_readable = true; ///< the arrays are host memory (device patterns: compared by address)
   index_t lower = -1, upper = -1; ///< the stored CSR's bandwidths (csr_pattern's; -1: not known)
+  /// The matrix's column-strip copy when it keeps one (csr_matrix::optimize_products: an array
+  /// of nstrips kernels::sparse::csr of its value type) and the values array it was cut from: an
+  /// SpMV reading exactly those values, not transposed, runs the strips.
+  const void* strips = nullptr;
+  index_t nstrips = 0;
+  const void* strips_source = nullptr;
 
   shape_t<2> shape() const noexcept {
     return trans ? shape_t<2>{cols, rows} : shape_t<2>{rows, cols};

@@ -193,6 +193,8 @@ struct sparse_mat {
   origin from{};
   bool trans = false;             ///< the operand is the stored matrix's transpose (CSC)
   index_t lower = -1, upper = -1; ///< the stored CSR's bandwidths (-1: not known)
+  const void* strips = nullptr;   ///< kernels::sparse::csr strips of `values` (pattern_ref's)
+  index_t nstrips = 0;
 };
 
 /// The sparse steps a plan runs (kernels/sparse): products, `add` (C = alpha·op(A) + beta·C,
@@ -688,7 +690,9 @@ void exec_sink::sparse(const char*, const sparse_step<V>& g) {
                            static_cast<const I*>(m.col_idx),
                            m.values,
                            m.lower,
-                           m.upper};
+                           m.upper,
+                           static_cast<const sp::csr<V, I>*>(m.strips),
+                           m.nstrips};
     };
     const sp::csr<V, I> A = csr_of(g.A);
     if (g.op == sparse_op::multd)

@@ -25,7 +25,45 @@ struct csr {
   /// (band_of). A transposed product's threads then each walk only the rows that reach their
   /// range of the output; never narrower than the entries (a wrong band drops them).
   index_t lower = -1, upper = -1;
+  /// Optional: the same matrix cut into `nstrips` column strips (cut_strips), which an SpMV with
+  /// op(A) = A runs instead, strip by strip (null: none; other products ignore it).
+  const csr* strips = nullptr;
+  index_t nstrips = 0;
 };
+
+/// A CSR matrix's second copy cut into column strips (cut_strips): strip s is a rows × cols CSR
+/// holding the entries with columns in [s·width, (s+1)·width), in storage order. An SpMV over
+/// all the strips in order gathers x one strip's part at a time: on a matrix whose x does not
+/// fit the L2 cache and whose rows reach all over it (a random pattern) the part does better.
+/// `source` is the values array the copy was taken from (a product uses the strips only when it
+/// reads exactly that array).
+template <class V, class I>
+struct csr_strips {
+  csr_strips() = default;
+  csr_strips(const csr_strips&) = delete; // (parts point into the vectors: moved, never copied)
+  csr_strips& operator=(const csr_strips&) = delete;
+  csr_strips(csr_strips&&) noexcept = default;
+  csr_strips& operator=(csr_strips&&) noexcept = default;
+
+  index_t width = 0;
+  std::vector<std::vector<I>> row_ptr, col_idx;
+  std::vector<std::vector<V>> values;
+  std::vector<csr<V, I>> parts; ///< the strips as the kernels read them (views of the above)
+  const V* source = nullptr;
+};
+
+/// How many column strips an SpMV over A would gain from (1: none): x's part of a strip about
+/// twice the L2 cache (`l2_bytes`; 0: the CPU's, else 1 MiB), at most 4 strips, and only for a
+/// pattern whose band is unknown or wider than the L2 holds (a band matrix's rows gather from a
+/// window of x that the cache keeps already).
+template <class V, class I>
+index_t strips_for(const csr<V, I>& A, index_t l2_bytes = 0);
+
+/// Cuts A (any band; sorted rows) into `parts` column strips of equal width (the last narrower):
+/// fills `out` (parts >= 1; a strip may be empty), its `source` A.values. Throws std::bad_alloc
+/// only (before `out` is changed: the copy is built aside, then moved in).
+template <class V, class I>
+void cut_strips(const csr<V, I>& A, index_t parts, csr_strips<V, I>& out);
 
 /// y = alpha·op(A)·x + beta·y (op: none, transpose, conj_transpose). x has op(A).cols entries,
 /// y op(A).rows, at signed strides incx, incy (pointers to element 0). beta == 0 never reads y
@@ -36,8 +74,10 @@ struct csr {
 /// order (one serial scatter's order); threads split y's elements into ranges, each walking the
 /// rows of A that reach its range (A.lower, A.upper known and narrow: about its share; else every
 /// row) for its range's entries (no buffers), when A's band is narrow or its rows mostly fall
-/// within one range (a random matrix's scatter runs on the calling thread). @pre x and y do not
-/// overlap.
+/// within one range (a random matrix's scatter runs on the calling thread). With A.strips set
+/// and op(A) = A, the strips run in order: y = α·S₀·x + β·y, then y = α·Sₛ·x + y for each next
+/// one (other roundings than A's own rows; again the same bits on any number of threads); one
+/// call recorded. @pre x and y do not overlap.
 template <class V, class I>
 void spmv(blas::trans t, const csr<V, I>& A, V alpha, const V* x, index_t incx, V beta, V* y,
           index_t incy, bool threads);
