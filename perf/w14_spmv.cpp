@@ -3,7 +3,7 @@
 //   SpMV  y = A * x   A the 5-point Laplacian of an s × s grid (s² rows, 5 entries a row)
 //   SpMV  y = A * x   A random, s² rows and columns, 10 distinct columns a row (fixed seed);
 //                     also as an lz::csr_matrix kept in column strips (optimize_products) when
-//                     this CPU's L2 makes it choose more than one
+//                     this CPU's L2 makes it choose more than one, then w = Aᵀ x both ways
 //   SpMM  C = A * B   A the Laplacian, B s² × 16 and C s² × 16 row-major
 //   SpGEMM C = A * A  both matrices above (a sparse result)
 //   sums   C = A + B, C = A * A + B   A the Laplacian, B the random matrix (different patterns)
@@ -221,6 +221,61 @@ void hand_spmm16(const csr_arrays& a, const double* B, double* C) {
 }
 
 // One SpMV case: the one-thread table, then the two-thread one.
+// w = Aᵀ x (A square) from A itself and from its column strips (each scattering into its own
+// range of w; threads take whole strips), one thread against Eigen, then two threads.
+void transposed_strips_case(const char* what, const csr_arrays& a, const lz::csr_matrix<double>& Am,
+                            index_t strips, const std::vector<double>& x, int rounds, long calls) {
+  const auto nx = std::size_t(a.cols);
+  std::vector<double> tl(nx), tstr(nx), te(nx), t1(nx);
+  const auto As = const_cast<csr_arrays&>(a).operand();
+  const auto xv = lz::adopt(x);
+  auto tlv = lz::adopt(tl);
+  auto tsv = lz::adopt(tstr);
+  auto plain = [&] { tlv = lz::transpose(As) * xv; };
+  auto cut = [&] { tsv = lz::transpose(Am) * xv; };
+  char name[80], title[200];
+  std::snprintf(name, sizeof name, "lazuli, %td strips, w = transpose(A) * x", strips);
+  {
+    lz_perf::use_threads(1);
+    std::vector<variant> v;
+    v.push_back({"lazuli w = transpose(A) * x", plain, tl.data(), {}, {}});
+    v.push_back({name, cut, tstr.data(), {}, {}});
+#if LZ_HAVE_EIGEN
+    Eigen::Map<const Eigen::SparseMatrix<double, Eigen::RowMajor, int>> Ae(
+        a.rows, a.cols, a.nnz(), a.row_ptr.data(), a.col_idx.data(), a.values.data());
+    Eigen::Map<const Eigen::VectorXd> xe(x.data(), a.cols);
+    Eigen::Map<Eigen::VectorXd> tee(te.data(), a.cols);
+    v.push_back({"Eigen w.noalias() = A.transpose() * x",
+                 [&] { tee.noalias() = Ae.transpose() * xe; },
+                 te.data(),
+                 {},
+                 {}});
+#endif
+    measure(v, rounds, true, calls);
+    plain();
+    std::vector<double> ref = tl;
+    std::snprintf(title, sizeof title, "%s, transposed, 1 thread (thread CPU time):", what);
+    report(title, v, ref.data(), nx);
+  }
+  {
+    lz_perf::use_threads(2);
+    std::vector<variant> v;
+    v.push_back({"lazuli w = transpose(A) * x, 2 threads", plain, tl.data(), {}, {}});
+    v.push_back({name, cut, tstr.data(), {}, {}});
+    v.push_back({"lazuli, strips, lz::seq (calling thread only)",
+                 [&] { lz::assign(lz::seq, lz::adopt(t1), lz::transpose(Am) * xv); },
+                 t1.data(),
+                 {},
+                 {}});
+    measure(v, rounds, false, calls);
+    plain();
+    std::vector<double> ref = tl;
+    std::snprintf(title, sizeof title, "%s, transposed, 2 threads (wall time):", what);
+    report(title, v, ref.data(), nx);
+    std::printf("    strips, 2 threads over 1: %.2fx\n", median(v[2].ratio) / median(v[1].ratio));
+  }
+}
+
 void spmv_case(const char* what, const csr_arrays& a, int rounds) {
   const index_t n = a.rows;
   const auto nx = std::size_t(a.cols), ny = std::size_t(n);
@@ -303,6 +358,7 @@ void spmv_case(const char* what, const csr_arrays& a, int rounds) {
     report(title, v, yh.data(), std::size_t(n));
     std::printf("    lazuli speed-up, 2 threads over 1: %.2fx\n", median(v[1].ratio));
   }
+  if (strips > 1) transposed_strips_case(what, a, Am, strips, x, rounds, calls);
 }
 
 void spmm_case(const char* what, const csr_arrays& a, int rounds) {

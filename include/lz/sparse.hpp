@@ -269,10 +269,12 @@ class csr_matrix {
   /// (kernels::sparse::strips_for: x's part of a strip about twice the L2 cache, at most 4; 1 when
   /// x fits, when A's band does, or when rows hold under 2 entries a strip); 1 drops the copy.
   /// Returns the count kept (1: none). The copy costs A's memory again (values and column
-  /// indices, and rows + 1 offsets a strip) and one pass to build; only SpMV with op(A) = A uses
-  /// it (SpMM, transposed products, values expressions such as 2*A·x are read from A itself;
-  /// 2*A*x folds the 2 into α and does use it). Each row's sum is then added strip by strip: other
-  /// roundings than A's own (the same on any number of threads). The copy is a snapshot: every
+  /// indices, and rows + 1 offsets a strip) and one pass to build; only SpMV uses it (SpMM and
+  /// values expressions such as abs(A)·x read A itself; 2*A*x folds the 2 into α and does use
+  /// it). Each row's sum is then added strip by strip: other roundings than A's own (the same on
+  /// any number of threads); `transpose(A) * w` scatters each strip into its own range of y, with
+  /// A's own bits, threads taking whole strips (a random pattern's scatter has no other split).
+  /// The copy is a snapshot: every
   /// non-const access to the values (values(), values_view(), view(), an assignment) drops it;
   /// a span or view of them taken before this call must not be written after it.
   /// perf/w14_spmv "strips" measures it.

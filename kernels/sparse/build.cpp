@@ -192,9 +192,10 @@ template <class V, class I>
 void cut_strips(const csr<V, I>& A, index_t parts, csr_strips<V, I>& out) {
   parts = std::max<index_t>(parts, 1);
   csr_strips<V, I> s;
-  s.width = std::max<index_t>((A.cols + parts - 1) / parts, 1);
+  s.width = strip_begin(A.cols, parts, 1); // (strip s: [s·width, (s+1)·width) within cols)
   s.source = A.values;
-  const auto strip_of = [&](I c) { return std::min<index_t>(index_t(c) / s.width, parts - 1); };
+  const index_t w = std::max<index_t>(s.width, 1);
+  const auto strip_of = [&](I c) { return std::min<index_t>(index_t(c) / w, parts - 1); };
   std::vector<index_t> count(std::size_t(parts), 0);
   const index_t base = A.row_ptr[0];
   for (index_t k = 0; k < A.nnz; ++k) ++count[std::size_t(strip_of(A.col_idx[base + k]))];

@@ -422,6 +422,29 @@ void scatter(const csr<V, I>& A, index_t k, V alpha, const V* X, index_t rsx, in
                  });
 }
 
+// y = beta·y + alpha·Aᵀ·x over A's column strips (csr_strips): strip s holds exactly the
+// entries that land in y's range [strip_begin(s), strip_begin(s + 1)), so the strips scatter
+// independently (threads take whole strips, each scaling its range first), and every y element
+// is summed in A's row order as one serial scatter sums it: the same bits as without strips, on
+// any number of threads. Each strip is a whole scatter (every entry in its range: no run to find).
+template <vread R, class V, class I>
+void scatter_strips(const csr<V, I>& A, V alpha, const V* x, index_t incx, V beta, V* y,
+                    index_t incy, bool threads) {
+  const index_t n = A.nstrips;
+  const auto strip = [&](index_t s0, index_t s1) {
+    for (index_t s = s0; s < s1; ++s) {
+      const index_t j0 = strip_begin(A.cols, n, s), j1 = strip_begin(A.cols, n, s + 1);
+      scale_vec(j1 - j0, beta, y + j0 * incy, incy);
+      const csr<V, I>& S = A.strips[s];
+      if (S.nnz > 0) scatter_rows<R>(S, 0, S.rows, 1, alpha, x, incx, 0, y, incy, 0, 0, S.cols);
+    }
+  };
+  if (threads && n > 1 && A.nnz >= 2 * parallel_min_work && num_threads() > 1)
+    cpu::parallel_for(n, 1, strip);
+  else
+    strip(0, n);
+}
+
 // y = alpha·op(A)·x + beta·y (alpha != 0, A.nnz > 0), A's values read as R reads them: each
 // row one sum (op = A), or A's rows scattered (a transpose).
 template <vread R, class V, class I>
@@ -710,7 +733,7 @@ std::string describe_mv(trans t, const csr<V, I>& A, bool filled, V alpha, index
   return std::string(names<V>::mv) + "(trans=" + trans_flag<V>(t) + ", " +
          blas::detail::arg("m", A.rows) + ", " + blas::detail::arg("n", A.cols) + ", " +
          blas::detail::arg("nnz", A.nnz) + (filled ? ", values=f, " : ", ") +
-         (A.strips && t == trans::none ? blas::detail::arg("strips", A.nstrips) + ", " : "") +
+         (A.strips ? blas::detail::arg("strips", A.nstrips) + ", " : "") +
          value_arg("alpha", alpha) + ", " + blas::detail::arg("incx", incx) + ", " +
          value_arg("beta", beta) + ", " + blas::detail::arg("incy", incy) + ")";
 }
@@ -748,9 +771,15 @@ void spmv(trans t, const csr<V, I>& A, V alpha, const V* x, index_t incx, V beta
       scale_vec(ny, beta, y, incy);
       return;
     }
+    const bool strips = A.strips && A.nstrips > 0;
     if (tr && t == trans::conj_transpose && is_complex_v<V>) {
-      mv_product<vread::conj>(tr, A, alpha, x, incx, beta, y, incy, threads);
-    } else if (!tr && A.strips && A.nstrips > 0) {
+      if (strips)
+        scatter_strips<vread::conj>(A, alpha, x, incx, beta, y, incy, threads);
+      else
+        mv_product<vread::conj>(tr, A, alpha, x, incx, beta, y, incy, threads);
+    } else if (tr && strips) {
+      scatter_strips<vread::plain>(A, alpha, x, incx, beta, y, incy, threads);
+    } else if (strips) {
       // Strip by strip, y accumulating (csr_strips): an empty strip adds nothing.
       for (index_t s = 0; s < A.nstrips; ++s) {
         const csr<V, I>& S = A.strips[s];

@@ -449,6 +449,80 @@ BOOST_AUTO_TEST_CASE(results_are_bit_identical_whatever_the_thread_count_or_thre
   same_bits_on_any_thread_count<cf>(stencil_matrix<cf>());
 }
 
+// A matrix cut into column strips (cut_strips, csr::strips): an SpMV sums each row strip by strip
+// (within rounding of the matrix itself); a transposed one scatters each strip into its own range
+// of y, with the matrix's own bits; both the same on any thread count; an SpMM ignores them.
+template <class V, class I>
+void strip_products(const matrix<V, I>& a, index_t parts) {
+  std::mt19937_64 g(13);
+  sp::csr_strips<V, I> st;
+  sp::cut_strips<V, I>(a.view(), parts, st);
+  BOOST_TEST(index_t(st.parts.size()) == parts);
+  index_t total = 0;
+  for (index_t s = 0; s < parts; ++s) {
+    const auto& S = st.parts[std::size_t(s)];
+    total += S.nnz;
+    for (index_t k = 0; k < S.nnz; ++k) { // every entry within its strip's columns
+      BOOST_TEST(index_t(S.col_idx[k]) >= sp::strip_begin(a.cols, parts, s));
+      BOOST_TEST(index_t(S.col_idx[k]) < sp::strip_begin(a.cols, parts, s + 1));
+    }
+  }
+  BOOST_TEST(total == index_t(a.values.size()));
+  sp::csr<V, I> cut = a.view();
+  cut.strips = st.parts.data();
+  cut.nstrips = parts;
+  for (trans t : {trans::none, trans::transpose, trans::conj_transpose})
+    for (const auto& ab : alphas_betas) {
+      const V alpha = scalar<V>(ab[0]), beta = scalar<V>(ab[1]);
+      const index_t m = t == trans::none ? a.rows : a.cols, n = t == trans::none ? a.cols : a.rows;
+      for (index_t inc : {1, -2}) {
+        strided<V> x(n, inc, g), y0(m, inc, g);
+        std::vector<V> want = y0.buf;
+        const index_t at = y0.at;
+        sp::spmv<V, I>(t, a.view(), alpha, x.ptr(), inc, beta, want.data() + at, inc, false);
+        std::vector<V> one = y0.buf;
+        sp::spmv<V, I>(t, cut, alpha, x.ptr(), inc, beta, one.data() + at, inc, false);
+        BOOST_TEST_INFO("op " << op_name(t) << ", " << parts << " strips, inc " << inc);
+        if (t == trans::none) {
+          double worst = 0, mag = 1;
+          for (std::size_t i = 0; i < one.size(); ++i) {
+            worst = std::max(worst, std::abs(cd(one[i]) - cd(want[i])));
+            mag = std::max(mag, std::abs(cd(want[i])));
+          }
+          BOOST_TEST(worst <= 1e2 * tolerance<V>() * mag);
+        } else {
+          BOOST_TEST(std::memcmp(one.data(), want.data(), one.size() * sizeof(V)) == 0);
+        }
+        for (int threads : {2, 3}) {
+          lz::set_num_threads(threads);
+          std::vector<V> y = y0.buf;
+          sp::spmv<V, I>(t, cut, alpha, x.ptr(), inc, beta, y.data() + at, inc, true);
+          BOOST_TEST_INFO("op " << op_name(t) << ", " << parts << " strips, " << threads
+                                << " threads");
+          BOOST_TEST(std::memcmp(y.data(), one.data(), y.size() * sizeof(V)) == 0);
+        }
+        lz::set_num_threads(0);
+      }
+      const index_t k = 3;
+      std::vector<V> B(static_cast<std::size_t>(n * k)), C0(std::size_t(m * k));
+      for (auto& v : B) v = draw<V>(g);
+      for (auto& v : C0) v = draw<V>(g);
+      std::vector<V> C = C0, Cs = C0;
+      sp::spmm<V, I>(t, a.view(), k, alpha, B.data(), k, 1, beta, C.data(), k, 1, false);
+      sp::spmm<V, I>(t, cut, k, alpha, B.data(), k, 1, beta, Cs.data(), k, 1, false);
+      BOOST_TEST(std::memcmp(C.data(), Cs.data(), C.size() * sizeof(V)) == 0);
+    }
+}
+
+BOOST_AUTO_TEST_CASE(column_strips_sum_rows_in_pieces_and_scatter_with_the_matrix_own_bits) {
+  for (index_t parts : {1, 2, 3, 5}) {
+    for (const auto& a : patterns<double, std::int32_t>()) strip_products(a, parts);
+    for (const auto& a : patterns<cf, std::int64_t>()) strip_products(a, parts);
+  }
+  strip_products(big_matrix<double>(), 3);
+  strip_products(big_matrix<cd>(), 2);
+}
+
 // What a read function makes of a stored value.
 template <class V>
 V apply_read_fn(sp::value_fn fn, V v) {

@@ -9,6 +9,7 @@
 #include <lz/config.hpp>
 #include <lz/kernels/blas/blas.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -25,8 +26,8 @@ struct csr {
   /// (band_of). A transposed product's threads then each walk only the rows that reach their
   /// range of the output; never narrower than the entries (a wrong band drops them).
   index_t lower = -1, upper = -1;
-  /// Optional: the same matrix cut into `nstrips` column strips (cut_strips), which an SpMV with
-  /// op(A) = A runs instead, strip by strip (null: none; other products ignore it).
+  /// Optional: the same matrix cut into `nstrips` column strips (cut_strips), which an SpMV runs
+  /// instead, strip by strip (null: none; SpMM and the other products ignore it).
   const csr* strips = nullptr;
   index_t nstrips = 0;
 };
@@ -52,6 +53,13 @@ struct csr_strips {
   const V* source = nullptr;
 };
 
+/// The columns [strip_begin(cols, parts, s), strip_begin(cols, parts, s + 1)) of strip s of
+/// `parts` (cut_strips: equal widths, the last narrower; a strip past cols empty).
+inline index_t strip_begin(index_t cols, index_t parts, index_t s) {
+  const index_t width = parts > 0 ? std::max<index_t>((cols + parts - 1) / parts, 1) : cols;
+  return s >= parts ? cols : std::min(cols, s * width);
+}
+
 /// How many column strips an SpMV over A would gain from (1: none): x's part of a strip about
 /// twice the L2 cache (`l2_bytes`; 0: the CPU's, else 1 MiB), at most 4 strips, and only for a
 /// pattern whose band is unknown or wider than the L2 holds (a band matrix's rows gather from a
@@ -74,10 +82,11 @@ void cut_strips(const csr<V, I>& A, index_t parts, csr_strips<V, I>& out);
 /// order (one serial scatter's order); threads split y's elements into ranges, each walking the
 /// rows of A that reach its range (A.lower, A.upper known and narrow: about its share; else every
 /// row) for its range's entries (no buffers), when A's band is narrow or its rows mostly fall
-/// within one range (a random matrix's scatter runs on the calling thread). With A.strips set
-/// and op(A) = A, the strips run in order: y = α·S₀·x + β·y, then y = α·Sₛ·x + y for each next
-/// one (other roundings than A's own rows; again the same bits on any number of threads); one
-/// call recorded. @pre x and y do not overlap.
+/// within one range (a random matrix's scatter runs on the calling thread). With A.strips set:
+/// op(A) = A runs the strips in order, y = α·S₀·x + β·y, then y = α·Sₛ·x + y for each next one
+/// (other roundings than A's own rows; again the same bits on any number of threads); a
+/// transpose scatters each strip into its own range of y (threads take whole strips: the bits
+/// of A's own scatter). One call recorded. @pre x and y do not overlap.
 template <class V, class I>
 void spmv(blas::trans t, const csr<V, I>& A, V alpha, const V* x, index_t incx, V beta, V* y,
           index_t incy, bool threads);
