@@ -298,19 +298,8 @@ class csr_matrix {
   bool shares_pattern_with(const csr_matrix& o) const noexcept { return p_ == o.p_; }
 
   detail::pattern_ref<I> pattern() const noexcept {
-    return {p_->rows,
-            p_->cols,
-            p_->nnz,
-            p_->row_ptr,
-            p_->col_idx,
-            false,
-            &p_,
-            true,
-            p_->lower,
-            p_->upper,
-            s_ ? s_->parts.data() : nullptr,
-            s_ ? index_t(s_->parts.size()) : 0,
-            s_ ? s_->source : nullptr};
+    return {p_->rows, p_->cols, p_->nnz,   p_->row_ptr, p_->col_idx, false,
+            &p_,      true,     p_->lower, p_->upper,   &s_,         &strips_of};
   }
   /// A view with writable values (drops the column-strip copy).
   csr_view<T, I> view() noexcept {
@@ -401,6 +390,15 @@ class csr_matrix {
     return m;
   }
 
+  // pattern_ref::strips_of: the strips *owner (an s_) keeps when cut from `values`.
+  static const void* strips_of(const void* owner, const void* values, int tag,
+                               index_t& n) noexcept {
+    const auto& s = *static_cast<const decltype(s_)*>(owner);
+    if (!s || tag != detail::strips_tag<T>() || static_cast<const void*>(s->source) != values)
+      return nullptr;
+    n = index_t(s->parts.size());
+    return s->parts.data();
+  }
   kernels::sparse::csr<T, I> kernel_csr() const noexcept {
     return {p_->rows, p_->cols, p_->nnz, p_->row_ptr, p_->col_idx, v_.data(), p_->lower, p_->upper};
   }

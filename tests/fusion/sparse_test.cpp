@@ -688,6 +688,17 @@ BOOST_AUTO_TEST_CASE(writing_the_values_drops_the_strips_so_products_see_the_new
   A.view().values()(1) = -4;
   BOOST_TEST(A.product_strips() == 1);
   BOOST_TEST(check(A));
+  // An expression built before the strips were made or dropped sees the matrix as it is when
+  // it is assigned (the strips are looked up then).
+  const auto later = A * x;
+  A.optimize_products(3);
+  y = later;
+  BOOST_TEST(close(y, lz::eval(lz::to_dense(A) * x), 1e-13));
+  BOOST_TEST(lz::explain(y, later).find("3 column strips") != std::string::npos);
+  A.values()[2] = 7;
+  y = later;
+  BOOST_TEST(close(y, lz::eval(lz::to_dense(A) * x), 1e-13));
+  BOOST_TEST(lz::explain(y, later).find("column strips") == std::string::npos);
   // A copy has values of its own (no strips); a moved matrix keeps them; 1 drops them.
   A.optimize_products(2);
   lz::csr_matrix<double> B = A;

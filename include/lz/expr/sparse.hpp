@@ -18,6 +18,7 @@
 #include <lz/expr/tensor.hpp>
 #include <lz/ops/math.hpp>
 
+#include <complex>
 #include <cstdint>
 #include <memory>
 #include <type_traits>
@@ -37,6 +38,17 @@ struct csr_pattern {
   index_t lower = -1, upper = -1; ///< the bandwidths (kernels::sparse::band_of; -1: not known)
 };
 
+/// The value type a column-strip lookup asks for (pattern_ref::strips_of): 1 float, 2 double,
+/// 3 complex<float>, 4 complex<double>.
+template <class V>
+constexpr int strips_tag() {
+  return std::is_same_v<V, float>                  ? 1
+         : std::is_same_v<V, double>               ? 2
+         : std::is_same_v<V, std::complex<float>>  ? 3
+         : std::is_same_v<V, std::complex<double>> ? 4
+                                                   : 0;
+}
+
 /// Where a sparse operand's pattern is: the arrays, whether the operand is the stored matrix's
 /// transpose (a CSC view), and the owning pattern when there is one (for sharing it).
 template <class I>
@@ -48,12 +60,13 @@ struct pattern_ref {
   const std::shared_ptr<const csr_pattern<I>>* owner = nullptr;
   bool host_readable = true; ///< the arrays are host memory (device patterns: compared by address)
   index_t lower = -1, upper = -1; ///< the stored CSR's bandwidths (csr_pattern's; -1: not known)
-  /// The matrix's column-strip copy when it keeps one (csr_matrix::optimize_products: an array
-  /// of nstrips kernels::sparse::csr of its value type) and the values array it was cut from: an
-  /// SpMV reading exactly those values, not transposed, runs the strips.
-  const void* strips = nullptr;
-  index_t nstrips = 0;
-  const void* strips_source = nullptr;
+  /// The matrix's column-strip copy (csr_matrix::optimize_products), looked up when a product
+  /// is planned, so that an expression built before the copy was made or dropped sees the matrix
+  /// as it is then: `strips_of(strips_owner, values, strips_tag<V>(), n)` returns the n strips
+  /// (kernels::sparse::csr<V, I>) when the matrix keeps some cut from exactly `values`, else
+  /// null. Null strips_of: none (a view, adopted arrays).
+  const void* strips_owner = nullptr;
+  const void* (*strips_of)(const void* owner, const void* values, int tag, index_t& n) = nullptr;
 
   shape_t<2> shape() const noexcept {
     return trans ? shape_t<2>{cols, rows} : shape_t<2>{rows, cols};

@@ -391,11 +391,11 @@ sparse_mat<V> prepare_sparse_operand(Sink& s, const P& pol, const S& a, V& scale
       m.from = origin{id};
     }
   }
-  if (p.strips && p.strips_source == static_cast<const void*>(m.values) && m.values) {
-    m.strips = p.strips;
-    m.nstrips = p.nstrips;
+  if (p.strips_of && m.values)
+    m.strips = p.strips_of(p.strips_owner, m.values, lz::detail::strips_tag<V>(), m.nstrips);
+  if (m.strips) {
     if (s.noting())
-      s.note({rule, ": the sparse operand keeps a copy cut into ", p.nstrips,
+      s.note({rule, ": the sparse operand keeps a copy cut into ", m.nstrips,
               " column strips (csr_matrix::optimize_products): an SpMV runs them in order, "
               "y accumulating; a transposed one scatters each into its own range of y (threads "
               "taking whole strips); an SpMM reads the matrix itself"});
