@@ -274,10 +274,10 @@ class csr_matrix {
   /// it). Each row's sum is then added strip by strip: other roundings than A's own (the same on
   /// any number of threads); `transpose(A) * w` scatters each strip into its own range of y, with
   /// A's own bits, threads taking whole strips (a random pattern's scatter has no other split).
-  /// The copy is a snapshot: every
-  /// non-const access to the values (values(), values_view(), view(), an assignment) drops it;
-  /// a span or view of them taken before this call must not be written after it.
-  /// perf/w14_spmv "strips" measures it.
+  /// The copy is a snapshot: every non-const access to the values (values(), values_view(),
+  /// view(), an assignment) drops it; a span or view of them taken before this call must not be
+  /// written after it. A product looks the strips up when it is assigned (an expression built
+  /// earlier sees them as they are then). perf/w14_spmv measures them (docs/sparse.md).
   index_t optimize_products(index_t strips = 0) {
     const kernels::sparse::csr<T, I> a = kernel_csr();
     if (strips <= 0) strips = kernels::sparse::strips_for<T, I>(a);

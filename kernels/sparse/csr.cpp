@@ -16,7 +16,9 @@
 // in order, or scatters its entries as above: again whatever the threads. A real SpMV whose
 // values are abs or square of stored ones (value_fn) is the stored matrix's own loop, reading
 // each value through the function. An SpMV over a matrix cut into column strips (csr_strips)
-// sums each row strip by strip, y accumulating: y = α·S₀·x + β·y, then y = α·Sₛ·x + y.
+// sums each row strip by strip, y accumulating: y = α·S₀·x + β·y, then y = α·Sₛ·x + y; a
+// transposed one scatters each strip into its own range of y (threads take whole strips): the
+// bits of the matrix's own scatter.
 #include "../blas/trace.hpp"
 #include "common.hpp"
 
