@@ -510,7 +510,7 @@ void strip_products(const matrix<V, I>& a, index_t parts) {
       std::vector<V> C = C0, Cs = C0;
       sp::spmm<V, I>(t, a.view(), k, alpha, B.data(), k, 1, beta, C.data(), k, 1, false);
       sp::spmm<V, I>(t, cut, k, alpha, B.data(), k, 1, beta, Cs.data(), k, 1, false);
-      BOOST_TEST(std::memcmp(C.data(), Cs.data(), C.size() * sizeof(V)) == 0);
+      BOOST_TEST((C.empty() || std::memcmp(C.data(), Cs.data(), C.size() * sizeof(V)) == 0));
     }
 }
 
