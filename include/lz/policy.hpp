@@ -166,12 +166,29 @@ tuning initial_tuning();
 std::string tuning_report();
 } // namespace detail
 
+namespace detail {
+/// The process's thresholds, constructed (from initial_tuning) by the first tuning_init to run:
+/// storage with no initialization of its own (kernels/common/tuning.cpp), so thresholds() reads
+/// it without a guard (a small assignment reads it twice: its fixed cost).
+union tuning_storage {
+  constexpr tuning_storage() noexcept : unset() {}
+  char unset;
+  tuning t;
+};
+extern tuning_storage process_tuning;
+void construct_tuning() noexcept; // once per process
+/// As <iostream>'s ios_base::Init: every file that includes this header constructs the
+/// thresholds, if nothing has yet, before its own static objects, so that any code that can
+/// name thresholds() finds them made (LZ_CONFIG is read before main, as LZ_LOG is).
+struct tuning_init {
+  tuning_init() noexcept { construct_tuning(); }
+};
+static const tuning_init tuning_init_of_this_file;
+} // namespace detail
+
 /// The thresholds in force (process-wide): the defaults above, or what the file in LZ_CONFIG
 /// says (written by lz::save_tuning after lz::calibrate).
-inline tuning& thresholds() noexcept {
-  static tuning t = detail::initial_tuning();
-  return t;
-}
+inline tuning& thresholds() noexcept { return detail::process_tuning.t; }
 
 /// Writes thresholds as `key = value` lines (the format LZ_CONFIG loads).
 void save_tuning(const std::string& path, const tuning& t);

@@ -22,6 +22,7 @@
 #include <ctime>
 #include <fstream>
 #include <mutex>
+#include <new>
 #include <stdexcept>
 
 namespace lz {
@@ -48,8 +49,8 @@ constexpr field fields[] = {{"parallel_work", &tuning::parallel_work, 0, huge},
 constexpr std::size_t nkeys = std::size(fields) + 1; // + use_syrk
 constexpr std::size_t max_file_bytes = 64 * 1024;
 
-// What LZ_CONFIG did, recorded once by initial_tuning (under thresholds()' static init; a
-// function-local static, so a user's static initializer may use lazuli first).
+// What LZ_CONFIG did, recorded once by initial_tuning (under construct_tuning; a function-local
+// static, so a user's static initializer may use lazuli first).
 struct origin_t {
   std::string path;      // LZ_CONFIG, or empty
   std::string rejected;  // why the file was not used, or empty
@@ -471,6 +472,13 @@ index_t resolve_first_use_reduce_prefetch() {
 std::string first_use_reduce_prefetch_origin() {
   index_t v = 0;
   return resolved_prefetch(v);
+}
+
+constinit tuning_storage process_tuning;
+
+void construct_tuning() noexcept {
+  static std::once_flag once;
+  std::call_once(once, [] { new (&process_tuning.t) tuning(initial_tuning()); });
 }
 
 tuning initial_tuning() {

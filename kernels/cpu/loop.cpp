@@ -321,13 +321,12 @@ constexpr index_t tail_bytes = 16384;
 constexpr index_t stream_row_bytes = 4096;
 
 // The last m elements of each of `rows` rows (operand j at p[j], rows so[j] bytes apart,
-// elements es bytes; the first n0 of each row done), packed side by side into per-operand
-// buffers and padded to whole batches by repeating each operand's last element (no value the
-// tree has not seen: an integer division by a padding zero would trap), through k in as few
-// calls as fit the buffer; the destination's part is copied back. Out of line: the buffer's
-// frame is not paid by rows without a tail (the fixed cost of a small assignment).
-LZ_NOINLINE void run_tails(const map_kernel& k, const void* tree, int count, char* const* p,
-                           const index_t* so, index_t rows, index_t n0, index_t m, index_t es) {
+// elements es bytes), packed side by side into per-operand buffers and padded to whole batches
+// by repeating each operand's last element (no value the tree has not seen: an integer division
+// by a padding zero would trap), through k in as few calls as fit the buffer; the destination's
+// part is copied back.
+void run_tails(const map_kernel& k, const void* tree, int count, char* const* p, const index_t* so,
+               index_t rows, index_t n0, index_t m, index_t es) {
   const index_t w = k.simd_width;
   alignas(64) unsigned char local[tail_bytes];
   const index_t slice = tail_bytes / count / 64 * 64; // bytes per operand (count <= 256)
@@ -350,14 +349,26 @@ LZ_NOINLINE void run_tails(const map_kernel& k, const void* tree, int count, cha
   }
 }
 
+// run_rows for rows whose length is not whole batches: the tails (run_tails), then the whole
+// batches. Out of line: the tail buffer's frame is not paid by rows without a tail.
+LZ_NOINLINE void run_rows_with_tails(const map_kernel& k, const void* tree, int count,
+                                     char* const* p, const index_t* so, index_t rows, index_t n,
+                                     index_t es, int flags) {
+  const index_t m = n & (index_t(k.simd_width) - 1), n0 = n - m;
+  if (rows != 0) run_tails(k, tree, count, p, so, rows, n0, m, es);
+  if (n0 > 0) k.fn(tree, p, so, rows, n0, flags);
+}
+
 // rows x n elements (operand j at p[j], rows so[j] bytes apart, elements es bytes) through k:
-// the whole batches of every row in one call (with `flags`), then the tails (run_tails).
-// A kernel's batch width is a power of two (xsimd's, or 1).
+// the whole batches of every row in one call (with `flags`), the tails first where there are
+// any (every element is its own: the order is free). Every call here is a tail call, so a
+// caller whose p outlives its frame (run_map_vector) needs no frame for it. A kernel's batch
+// width is a power of two (xsimd's, or 1).
 LZ_INLINE void run_rows(const map_kernel& k, const void* tree, int count, char* const* p,
                         const index_t* so, index_t rows, index_t n, index_t es, int flags = 0) {
-  const index_t m = n & (index_t(k.simd_width) - 1), n0 = n - m;
-  if (n0 > 0) k.fn(tree, p, so, rows, n0, flags);
-  if (m != 0 && rows != 0) run_tails(k, tree, count, p, so, rows, n0, m, es);
+  if ((n & (index_t(k.simd_width) - 1)) != 0)
+    return run_rows_with_tails(k, tree, count, p, so, rows, n, es, flags);
+  if (n > 0) k.fn(tree, p, so, rows, n, flags);
 }
 
 // Orders a call's non-temporal stores before whatever follows it.
@@ -405,10 +416,8 @@ LZ_NOINLINE void run_streaming(const map_kernel& k, const void* tree, int count,
 // run_streaming where the kernel's stores may stream: this alone decides whether they do.
 LZ_INLINE void run_kernel(const map_kernel& k, const void* tree, int count, char* const* p,
                           const index_t* so, index_t rows, index_t n, index_t es, bool stream) {
-  if (stream && k.can_stream)
-    run_streaming(k, tree, count, p, so, rows, n, es);
-  else
-    run_rows(k, tree, count, p, so, rows, n, es);
+  if (stream && k.can_stream) return run_streaming(k, tree, count, p, so, rows, n, es);
+  run_rows(k, tree, count, p, so, rows, n, es);
 }
 
 // The n contiguous elements at src to dst, `ds` bytes apart.
@@ -571,10 +580,9 @@ LZ_INLINE bool dense(const detail::operand& d, int rank, const index_t* e) {
 // The contiguous fast path applies: the destination is one dense block and every operand is
 // addressed exactly as it, apart from it or at the same position; p gets their pointers. Rank 1
 // is tested apart (the fixed cost of a small assignment: W1 n=1e3).
-template <bool Vector = false>
 LZ_INLINE bool flat(const map_call& c, index_t n, char** p) {
   const detail::operand& d = c.ops[0];
-  const bool one = Vector || c.info->rank == 1;
+  const bool one = c.info->rank == 1;
   if (one ? !(n == 1 || d.strides[0] == 1) : !dense(d, c.info->rank, c.extents)) return false;
   const char* d0 = d.ptr;
   const char* d1 = d0 + n * d.esize;
@@ -589,6 +597,24 @@ LZ_INLINE bool flat(const map_call& c, index_t n, char** p) {
     }
     if (!(o.ptr == d0 || o.ptr + n * o.esize <= d0 || d1 <= o.ptr)) return false;
     p[j] = o.ptr;
+  }
+  return true;
+}
+
+// flat for a vector of n > 1 elements: every operand's stride is 1 (few registers, so that
+// run_map_vector needs no frame).
+LZ_INLINE bool flat_vector(const map_call& c, index_t n, char** p) {
+  const detail::operand* o = c.ops;
+  if (o->strides[0] != 1) return false;
+  const char* d0 = o->ptr;
+  const char* d1 = d0 + n * o->esize;
+  p[0] = o->ptr;
+  char** const end = p + c.info->count;
+  while (++p != end) {
+    ++o;
+    const char* a = o->ptr;
+    if (o->strides[0] != 1 || !(a == d0 || a + n * o->esize <= d0 || d1 <= a)) return false;
+    *p = o->ptr;
   }
   return true;
 }
@@ -626,9 +652,8 @@ LZ_INLINE void run_flat(const map_call& c, index_t n, char* const* p) {
   const index_t sb = thresholds().stream_bytes.get();
   const bool stream = sb > 0 && n * es >= sb;
   if (info.threads && n * info.cost >= min_parallel_work) // flat_threads' floor
-    run_flat_threads(c, n, p, stream);
-  else
-    run_kernel(info.k, c.tree, info.count, p, zeros, 1, n, es, stream);
+    return run_flat_threads(c, n, p, stream);
+  run_kernel(info.k, c.tree, info.count, p, zeros, 1, n, es, stream);
 }
 
 // src into dst (same element size) over the loop's dims: one copy loop, threads and all.
@@ -732,15 +757,12 @@ void run_map(const map_call& c) {
     run_map_now(c);
 }
 
-void run_map_vector(const map_call& c) {
+void run_map_vector(const map_call& c, char** p) {
   const index_t n = c.extents[0];
   if (LZ_UNLIKELY(logging::on(logging::loop))) return run_map_logged(c);
-  if (n == 0) return;
-  char* p[vector_operands];
-  if (flat<true>(c, n, p))
-    run_flat(c, n, p);
-  else
-    run_general(c);
+  if (n <= 1) return n == 0 ? void() : run_map(c); // (strides do not matter)
+  if (!flat_vector(c, n, p)) return run_general(c);
+  run_flat(c, n, p); // (tail calls only)
 }
 
 std::string describe(const loop_plan& p, int simd_width) {

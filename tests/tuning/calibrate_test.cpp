@@ -83,9 +83,24 @@ BOOST_AUTO_TEST_CASE(info_shows_thresholds_in_force_and_defaults) {
   BOOST_TEST(s.find("OPENBLAS_CORETYPE") != std::string::npos, s);
 }
 
+// Read by static objects of this file, before main and before lazuli's own static objects run
+// (this file is linked first): the thresholds are made by then (lz/policy.hpp's tuning_init),
+// from LZ_CONFIG when it is set.
+const lz::index_t parallel_work_at_static_init = lz::thresholds().parallel_work;
+const lz::index_t tile_at_static_init = lz::thresholds().tile;
+
+BOOST_AUTO_TEST_CASE(thresholds_are_made_before_static_objects_read_them) {
+  if (std::getenv("LZ_CONFIG")) return; // lz_config_is_loaded_at_start checks the file's values
+  const lz::tuning defaults;
+  BOOST_TEST(parallel_work_at_static_init == defaults.parallel_work.get());
+  BOOST_TEST(tile_at_static_init == defaults.tile.get());
+}
+
 BOOST_AUTO_TEST_CASE(lz_config_is_loaded_at_start) {
   const char* want = std::getenv("LZ_EXPECT_PARALLEL_WORK");
   if (!want) return; // only meaningful when run with LZ_CONFIG (CTest: lz_config_env_test)
   BOOST_TEST(lz::thresholds().parallel_work == std::atoll(want));
   BOOST_TEST(lz::thresholds().tile == 16);
+  BOOST_TEST(parallel_work_at_static_init == std::atoll(want)); // before main too
+  BOOST_TEST(tile_at_static_init == 16);
 }

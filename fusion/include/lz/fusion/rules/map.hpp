@@ -80,9 +80,10 @@ void run_map(const P& pol, tensor_view<T, R> dst, const E& e) {
   detail_map::fill_operands(pol, dst, e, ops, temps);
   const auto k = kernels::cpu::skeleton(e);
   const auto call = detail_map::map_call_for<Op, P, T, R, E>(dst, k, ops.data());
-  if constexpr (R == 1 && 1 + detail::leaf_count_v<E> <= kernels::cpu::vector_operands)
-    kernels::cpu::run_map_vector(call);
-  else
+  if constexpr (R == 1 && 1 + detail::leaf_count_v<E> <= kernels::cpu::vector_operands) {
+    char* p[1 + detail::leaf_count_v<E>];
+    kernels::cpu::run_map_vector(call, p);
+  } else
     kernels::cpu::run_map(call);
 }
 

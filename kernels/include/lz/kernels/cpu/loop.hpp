@@ -121,9 +121,11 @@ void run_map(const map_call& c);
 /// Most operands (destination included) of a run_map_vector call.
 inline constexpr int vector_operands = 16;
 /// run_map for a rank-1 call of at most vector_operands operands, chosen at compile time by
-/// the caller: the same decisions, in a frame small enough for the fixed cost of a small vector
-/// assignment (docs/decisions/small-assignment-fixed-cost.md).
-void run_map_vector(const map_call& c);
+/// the caller: the same decisions, in no frame of its own for the fixed cost of a small vector
+/// assignment (docs/decisions/small-assignment-fixed-cost.md): `p`, room for the call's operand
+/// pointers (one per operand) in the caller's frame, holds the kernel's pointers, so that the
+/// kernel is a tail call.
+void run_map_vector(const map_call& c, char** p);
 
 /// What run_map would do, as one line for explain (the destination called dst_name); sets
 /// *aliased when it would go through a temporary. Plans on a copy: c is not modified.

@@ -366,7 +366,7 @@ void slab_kernel(const void* ctx, char* const* p, const index_t* so, index_t row
   char* q[N];
   const index_t unit[N] = {};
   for (std::size_t k = 0; k < N; ++k) q[k] = p[k];
-  for (index_t r = 0; r < rows; ++r) {
+  for (index_t r = rows; r > 0;) {
     D* out = reinterpret_cast<D*>(q[0]);
     index_t i = 0;
     if constexpr (!std::is_void_v<B>) {
@@ -411,6 +411,7 @@ void slab_kernel(const void* ctx, char* const* p, const index_t* so, index_t row
         o = static_cast<D>(fn::assign_combine<Op>(o, b.template at<L>(q, unit, i)));
       }
     }
+    if (--r == 0) break; // (a vector's one row moves no pointer)
     for (std::size_t k = 0; k < N; ++k) q[k] += so[k];
   }
 }
