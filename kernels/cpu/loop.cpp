@@ -362,7 +362,7 @@ LZ_NOINLINE void run_rows_with_tails(const map_kernel& k, const void* tree, int 
 // rows x n elements (operand j at p[j], rows so[j] bytes apart, elements es bytes) through k:
 // the whole batches of every row in one call (with `flags`), the tails first where there are
 // any (every element is its own: the order is free). Every call here is a tail call, so a
-// caller whose p outlives its frame (run_map_vector) needs no frame for it. A kernel's batch
+// caller whose p outlives its frame (run_map_vector) keeps no array for it. A kernel's batch
 // width is a power of two (xsimd's, or 1).
 LZ_INLINE void run_rows(const map_kernel& k, const void* tree, int count, char* const* p,
                         const index_t* so, index_t rows, index_t n, index_t es, int flags = 0) {
