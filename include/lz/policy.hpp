@@ -164,9 +164,7 @@ namespace detail {
 tuning initial_tuning();
 /// One line per threshold: its value and where it came from (default, LZ_CONFIG, set in code).
 std::string tuning_report();
-} // namespace detail
 
-namespace detail {
 /// The process's thresholds, constructed (from initial_tuning) by the first tuning_init to run:
 /// storage with no initialization of its own (kernels/common/tuning.cpp), so thresholds() reads
 /// it without a guard (a small assignment reads it twice: its fixed cost).

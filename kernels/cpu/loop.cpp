@@ -577,32 +577,8 @@ LZ_INLINE bool dense(const detail::operand& d, int rank, const index_t* e) {
   return row || col;
 }
 
-// The contiguous fast path applies: the destination is one dense block and every operand is
-// addressed exactly as it, apart from it or at the same position; p gets their pointers. Rank 1
-// is tested apart (the fixed cost of a small assignment: W1 n=1e3).
-LZ_INLINE bool flat(const map_call& c, index_t n, char** p) {
-  const detail::operand& d = c.ops[0];
-  const bool one = c.info->rank == 1;
-  if (one ? !(n == 1 || d.strides[0] == 1) : !dense(d, c.info->rank, c.extents)) return false;
-  const char* d0 = d.ptr;
-  const char* d1 = d0 + n * d.esize;
-  p[0] = d.ptr;
-  for (int j = 1; j < c.info->count; ++j) {
-    const detail::operand& o = c.ops[j];
-    if (one) {
-      if (o.strides[0] != d.strides[0] && n != 1) return false;
-    } else {
-      for (int k = 0; k < c.info->rank; ++k)
-        if (o.strides[k] != d.strides[k] && c.extents[k] != 1) return false;
-    }
-    if (!(o.ptr == d0 || o.ptr + n * o.esize <= d0 || d1 <= o.ptr)) return false;
-    p[j] = o.ptr;
-  }
-  return true;
-}
-
-// flat for a vector of n > 1 elements: every operand's stride is 1 (few registers, so that
-// run_map_vector needs no frame).
+// flat for a vector of n > 1 elements: every operand's stride is 1 (few values live across the
+// loop: run_map_vector's fixed cost).
 LZ_INLINE bool flat_vector(const map_call& c, index_t n, char** p) {
   const detail::operand* o = c.ops;
   if (o->strides[0] != 1) return false;
@@ -615,6 +591,26 @@ LZ_INLINE bool flat_vector(const map_call& c, index_t n, char** p) {
     const char* a = o->ptr;
     if (o->strides[0] != 1 || !(a == d0 || a + n * o->esize <= d0 || d1 <= a)) return false;
     *p = o->ptr;
+  }
+  return true;
+}
+
+// The contiguous fast path applies: the destination is one dense block and every operand is
+// addressed exactly as it, apart from it or at the same position; p gets their pointers. A
+// vector of more than one element is flat_vector's test.
+LZ_INLINE bool flat(const map_call& c, index_t n, char** p) {
+  if (c.info->rank == 1 && n > 1) return flat_vector(c, n, p);
+  const detail::operand& d = c.ops[0];
+  if (!dense(d, c.info->rank, c.extents)) return false;
+  const char* d0 = d.ptr;
+  const char* d1 = d0 + n * d.esize;
+  p[0] = d.ptr;
+  for (int j = 1; j < c.info->count; ++j) {
+    const detail::operand& o = c.ops[j];
+    for (int k = 0; k < c.info->rank; ++k)
+      if (o.strides[k] != d.strides[k] && c.extents[k] != 1) return false;
+    if (!(o.ptr == d0 || o.ptr + n * o.esize <= d0 || d1 <= o.ptr)) return false;
+    p[j] = o.ptr;
   }
   return true;
 }
