@@ -20,6 +20,12 @@ namespace detail {
 // message inline cost every assignment ~800 bytes of code (compile time, perf/compile).
 [[noreturn]] void throw_assign_shape(const index_t* from, const index_t* to, std::size_t rank,
                                      const char* op);
+// The same from copies (as throw_broadcast_mismatch_of: the tree's address stays here).
+template <std::size_t R>
+[[noreturn]] LZ_NOINLINE void throw_assign_shape_of(shape_t<R> from, shape_t<R> to,
+                                                    const char* op) {
+  throw_assign_shape(from.data(), to.data(), R, op);
+}
 
 /// dst ⊕= e under policy P: checks rank and shape, then hands over to the fusion pass.
 template <assign_op Op, class P, class T, std::size_t R, class E>
@@ -42,7 +48,7 @@ void assign_with(const P& pol, tensor_view<T, R> dst, const E& e) {
     if constexpr (!narrows<value_t<E>, T>()) {
       if constexpr (rank_v<E> == R && R > 0) {
         if (!broadcasts_to(e.shape(), dst.shape()))
-          throw_assign_shape(e.shape().data(), dst.shape().data(), R, assign_op_symbol(Op));
+          throw_assign_shape_of<R>(e.shape(), dst.shape(), assign_op_symbol(Op));
       }
       if constexpr (static_tree_v<E> && rank_v<E> == R) {   // fixed-size operands: inline
         constexpr shape_t<R> S = static_shape_of<E>::value; // (expr/fixed.hpp)

@@ -356,7 +356,7 @@ LZ_NOINLINE void run_rows_with_tails(const map_kernel& k, const void* tree, int 
                                      index_t es, int flags) {
   const index_t m = n & (index_t(k.simd_width) - 1), n0 = n - m;
   if (rows != 0) run_tails(k, tree, count, p, so, rows, n0, m, es);
-  if (n0 > 0) k.fn(tree, p, so, rows, n0, flags);
+  if (n0 > 0 && rows > 0) k.fn(tree, p, so, rows, n0, flags);
 }
 
 // rows x n elements (operand j at p[j], rows so[j] bytes apart, elements es bytes) through k:
@@ -368,7 +368,7 @@ LZ_INLINE void run_rows(const map_kernel& k, const void* tree, int count, char* 
                         const index_t* so, index_t rows, index_t n, index_t es, int flags = 0) {
   if ((n & (index_t(k.simd_width) - 1)) != 0)
     return run_rows_with_tails(k, tree, count, p, so, rows, n, es, flags);
-  if (n > 0) k.fn(tree, p, so, rows, n, flags);
+  if (n > 0 && rows > 0) k.fn(tree, p, so, rows, n, flags); // (the kernel's precondition)
 }
 
 // Orders a call's non-temporal stores before whatever follows it.

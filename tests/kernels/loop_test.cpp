@@ -412,12 +412,14 @@ struct kernel_log {
   int misaligned_streams = 0;     // streaming calls whose rows were not 64-byte aligned
   int streaming_calls = 0;
   double smallest_seen = 1e300; // smallest x or y value the kernel read (padding included)
+  int empty_calls = 0;          // calls of no row or no element (a kernel's precondition: none)
 };
 
 void add_one_kernel(const void* ctx, char* const* p, const lz::index_t* so, lz::index_t rows,
                     lz::index_t n, int flags) {
   auto& log = *static_cast<kernel_log*>(const_cast<void*>(ctx));
   log.sizes.push_back(n);
+  if (rows <= 0 || n <= 0) ++log.empty_calls;
   if (flags & lz::kernels::cpu::slab_stream) {
     ++log.streaming_calls;
     for (lz::index_t r = 0; r < rows; ++r)
@@ -487,6 +489,7 @@ BOOST_AUTO_TEST_CASE(simd_kernels_get_whole_batches_and_tails_are_padded_with_se
         for (lz::index_t s : log.sizes) BOOST_TEST(s % 8 == 0);
         BOOST_TEST(log.smallest_seen >= 100.0); // padding repeats real elements
         if (m * n > 0 && (n % 8 != 0)) BOOST_TEST(!log.sizes.empty());
+        BOOST_TEST(log.empty_calls == 0);
       }
 }
 
@@ -501,11 +504,13 @@ BOOST_AUTO_TEST_CASE(streaming_kernels_get_aligned_rows_and_the_driver_peels_the
       for (lz::index_t s : log.sizes) BOOST_TEST(s % 8 == 0);
       BOOST_TEST(log.misaligned_streams == 0);
       BOOST_TEST(log.smallest_seen >= 100.0);
+      BOOST_TEST(log.empty_calls == 0); // (an aligned row has no head to peel)
       // rows of 600 doubles (4800 bytes, past the per-row floor) 611 apart: each row peeled
       kernel_log log2;
       run_recorded(log2, 3, 600, 611, off, true);
       BOOST_TEST(log2.misaligned_streams == 0);
       BOOST_TEST(log2.streaming_calls >= 3);
+      BOOST_TEST(log2.empty_calls == 0);
     }
   // rows 104 doubles (13 x 64 bytes) apart from an aligned start: all rows stream in one call
   kernel_log log3;

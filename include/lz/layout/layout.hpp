@@ -45,6 +45,14 @@ std::string layout_text(const index_t* extents, const index_t* strides, std::siz
                                        std::size_t rank);
 [[noreturn]] void throw_broadcast_mismatch(const index_t* a, const index_t* b, std::size_t rank,
                                            const char* op);
+/// The same, from copies of the shapes: a caller whose shapes live in an expression tree keeps
+/// the tree's address to itself, so that the compiler keeps the tree in registers (the fixed
+/// cost of a small assignment: docs/decisions/small-assignment-fixed-cost.md).
+template <std::size_t R>
+[[noreturn]] LZ_NOINLINE void
+throw_broadcast_mismatch_of(std::array<index_t, R> a, std::array<index_t, R> b, const char* op) {
+  throw_broadcast_mismatch(a.data(), b.data(), R, op);
+}
 
 // Checked arithmetic for sizes: overflow of std::ptrdiff_t is a layout_error, never UB.
 inline index_t checked_mul(index_t a, index_t b, const char* what) {
@@ -286,7 +294,7 @@ shape_t<R> broadcast_shapes(const shape_t<R>& a, const shape_t<R>& b, const char
     else if (a[k] == 1)
       r[k] = b[k];
     else
-      detail::throw_broadcast_mismatch(a.data(), b.data(), R, op);
+      detail::throw_broadcast_mismatch_of(a, b, op);
   }
   return r;
 }

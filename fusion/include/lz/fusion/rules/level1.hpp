@@ -39,14 +39,27 @@ namespace lz::fusion {
 namespace detail_level1 {
 
 /// A destination or an additive term (coef · leaf) as the compiled chooser sees it
-/// (extents/strides of `rank` dims).
+/// (extents/strides of `rank` dims). Copies of the geometry, not pointers into the leaf: a
+/// tree whose address is never taken stays in registers (the fixed cost of the loop when BLAS 1
+/// is not taken, docs/decisions/small-assignment-fixed-cost.md).
 template <class T>
 struct term {
   const T* ptr = nullptr;
-  const index_t* extents = nullptr;
-  const index_t* strides = nullptr;
+  index_t extents[max_rank];
+  index_t strides[max_rank];
   T coef{};
 };
+
+/// The term of a leaf (or destination) at ptr with layout l, scaled by coef.
+template <class T, class L>
+LZ_INLINE void set_term(term<T>& t, const T* ptr, const L& l, T coef) {
+  t.ptr = ptr;
+  for (std::size_t k = 0; k < l.rank(); ++k) {
+    t.extents[k] = l.extents[k];
+    t.strides[k] = l.strides[k];
+  }
+  t.coef = coef;
+}
 
 /// The BLAS 1 call dst ⊕= e becomes, if any: y ← alpha·x + y (axpy) or y ← alpha·y (scal),
 /// n elements, y at the destination with stride incy.
@@ -100,14 +113,12 @@ bool run(lz::detail::assign_op op, int rank, const term<T>& dst, const term<T>* 
 
 /// The additive terms of dst ⊕= e as the chooser sees them (the sign of -= folded in; for *=
 /// the destination scaled): their count, or more than 2 when e is not a sum of at most two
-/// scaled leaves of the destination's type and rank (no BLAS 1 call then). The terms point into
-/// dst's and e's layouts: both must outlive them.
+/// scaled leaves of the destination's type and rank (no BLAS 1 call then).
 template <lz::detail::assign_op Op, template <class, std::size_t> class View, class T,
           std::size_t R, class E>
 int gather(const View<T, R>& dst, const E& e, term<T>& y, term<T> (&terms)[2]) {
   using lz::detail::assign_op;
-  const auto& dl = dst.layout();
-  y = {dst.data(), dl.extents.data(), dl.strides.data(), T(0)};
+  set_term(y, static_cast<const T*>(dst.data()), dst.layout(), T(0));
   int count = 0;
   if constexpr (Op == assign_op::mul) { // x *= a: the destination, scaled
     if constexpr (!detail_terms::is_scalar<E>()) {
@@ -122,8 +133,7 @@ int gather(const View<T, R>& dst, const E& e, term<T>& y, term<T> (&terms)[2]) {
       using X = std::remove_cvref_t<decltype(t)>;
       if constexpr (std::is_same_v<lz::detail::kind_t<X>, lz::detail::leaf_kind> &&
                     std::is_same_v<value_t<X>, T> && rank_v<X> == R) {
-        if (count < 2)
-          terms[count] = {t.data(), t.layout().extents.data(), t.layout().strides.data(), coef};
+        if (count < 2) set_term(terms[count], t.data(), t.layout(), coef);
         ++count;
       } else {
         count = 3; // not a scaled leaf: no BLAS 1 call

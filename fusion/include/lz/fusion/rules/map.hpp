@@ -55,17 +55,18 @@ inline constexpr kernels::cpu::map_info map_info_v = [] {
   return i;
 }();
 
-// The call: the constant part, the tree and the operands. `dst` by reference: the call points
-// at its extents.
+// The call: the constant part, the tree, the operands and the destination's extents (a copy
+// of them: the destination view's address stays here, so that the compiler keeps it in
+// registers, as the tree).
 template <detail::assign_op Op, class P, class T, std::size_t R, class E>
-LZ_INLINE kernels::cpu::map_call map_call_for(const tensor_view<T, R>& dst,
+LZ_INLINE kernels::cpu::map_call map_call_for(const shape_t<R>& extents,
                                               const kernels::cpu::kernel_tree_t<E>& k,
                                               detail::operand* ops) {
   kernels::cpu::map_call c;
   c.info = &map_info_v<Op, P, T, R, E>;
   c.tree = &k;
   c.ops = ops;
-  c.extents = dst.layout().extents.data();
+  c.extents = extents.data();
   return c;
 }
 
@@ -79,7 +80,8 @@ void run_map(const P& pol, tensor_view<T, R> dst, const E& e) {
   std::array<detail::operand, 1 + detail::leaf_count_v<E>> ops; // (strides past R unset)
   detail_map::fill_operands(pol, dst, e, ops, temps);
   const auto k = kernels::cpu::skeleton(e);
-  const auto call = detail_map::map_call_for<Op, P, T, R, E>(dst, k, ops.data());
+  const shape_t<R> extents = dst.layout().extents;
+  const auto call = detail_map::map_call_for<Op, P, T, R, E>(extents, k, ops.data());
   if constexpr (R == 1 && 1 + detail::leaf_count_v<E> <= kernels::cpu::vector_operands) {
     char* p[1 + detail::leaf_count_v<E>];
     kernels::cpu::run_map_vector(call, p);
@@ -96,8 +98,9 @@ std::string describe_map(const P& pol, tensor_view<T, R> dst, const E& e,
   std::array<detail::operand, 1 + detail::leaf_count_v<E>> ops{};
   detail_map::fill_operands(pol, dst, e, ops, none);
   const auto k = kernels::cpu::skeleton(e);
-  return kernels::cpu::describe_map(detail_map::map_call_for<Op, P, T, R, E>(dst, k, ops.data()),
-                                    dst_name, aliased);
+  return kernels::cpu::describe_map(
+      detail_map::map_call_for<Op, P, T, R, E>(dst.layout().extents, k, ops.data()), dst_name,
+      aliased);
 }
 
 /// The map step on the host sinks: run it (kernels::cpu::run_map also writes the LZ_LOG=loop

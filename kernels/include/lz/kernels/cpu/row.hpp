@@ -349,6 +349,7 @@ inline constexpr int slab_stream = 1;
 /// contiguous along the rows (the compiled driver, loop.cpp, packs strided and broadcast
 /// operands into contiguous buffers first). ctx is the kernel tree; p[0] is the destination,
 /// p[1..] the leaves, each at the slab's first element; so are the row strides in bytes.
+/// @pre rows >= 1 and n >= 1 (never an empty call: the driver tests it once).
 /// A SIMD kernel (B, a batch type, not void) runs whole batches only: @pre n is a multiple of
 /// the batch size; with `slab_stream` in flags (only passed where Stream) its stores are
 /// non-temporal: @pre every row of the destination starts batch-aligned. The compiled driver
@@ -362,6 +363,9 @@ void slab_kernel(const void* ctx, char* const* p, const index_t* so, index_t row
   // A copy: scalars read through ctx would be reloaded after every store to the destination
   // (it may alias them); in a local they stay in registers (W1 n=1000: ~1.25x slower without).
   const K b = *static_cast<const K*>(ctx);
+  // The precondition, told to the compiler: no test for an empty call on each (the fixed cost
+  // of a small assignment).
+  if (rows <= 0 || n <= 0) __builtin_unreachable();
   constexpr std::size_t N = 1 + K::leaves;
   char* q[N];
   const index_t unit[N] = {};
