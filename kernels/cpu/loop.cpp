@@ -577,20 +577,21 @@ LZ_INLINE bool dense(const detail::operand& d, int rank, const index_t* e) {
   return row || col;
 }
 
-// flat for a vector of n > 1 elements: every operand's stride is 1 (few values live across the
-// loop: run_map_vector's fixed cost).
+// flat for a vector of n > 1 elements: every operand's stride is 1. N: the operand count when
+// the caller knows it at compile time (the loop unrolled, few values live: run_map_vector's
+// fixed cost), else 0 (c.info->count).
+template <int N = 0>
 LZ_INLINE bool flat_vector(const map_call& c, index_t n, char** p) {
   const detail::operand* o = c.ops;
   if (o->strides[0] != 1) return false;
   const char* d0 = o->ptr;
   const char* d1 = d0 + n * o->esize;
   p[0] = o->ptr;
-  char** const end = p + c.info->count;
-  while (++p != end) {
-    ++o;
-    const char* a = o->ptr;
-    if (o->strides[0] != 1 || !(a == d0 || a + n * o->esize <= d0 || d1 <= a)) return false;
-    *p = o->ptr;
+  const int count = N > 0 ? N : c.info->count;
+  for (int j = 1; j < count; ++j) {
+    const char* a = o[j].ptr;
+    if (o[j].strides[0] != 1 || !(a == d0 || a + n * o[j].esize <= d0 || d1 <= a)) return false;
+    p[j] = o[j].ptr;
   }
   return true;
 }
@@ -753,13 +754,33 @@ void run_map(const map_call& c) {
     run_map_now(c);
 }
 
+template <int N>
 void run_map_vector(const map_call& c, char** p) {
   const index_t n = c.extents[0];
   if (LZ_UNLIKELY(logging::on(logging::loop))) return run_map_logged(c);
   if (n <= 1) return n == 0 ? void() : run_map(c); // (strides do not matter)
-  if (!flat_vector(c, n, p)) return run_general(c);
+  if (!flat_vector<N>(c, n, p)) return run_general(c);
   run_flat(c, n, p); // (tail calls only)
 }
+
+// One per operand count a caller may pass (fusion/rules/map.hpp).
+template void run_map_vector<1>(const map_call&, char**);
+template void run_map_vector<2>(const map_call&, char**);
+template void run_map_vector<3>(const map_call&, char**);
+template void run_map_vector<4>(const map_call&, char**);
+template void run_map_vector<5>(const map_call&, char**);
+template void run_map_vector<6>(const map_call&, char**);
+template void run_map_vector<7>(const map_call&, char**);
+template void run_map_vector<8>(const map_call&, char**);
+template void run_map_vector<9>(const map_call&, char**);
+template void run_map_vector<10>(const map_call&, char**);
+template void run_map_vector<11>(const map_call&, char**);
+template void run_map_vector<12>(const map_call&, char**);
+template void run_map_vector<13>(const map_call&, char**);
+template void run_map_vector<14>(const map_call&, char**);
+template void run_map_vector<15>(const map_call&, char**);
+template void run_map_vector<16>(const map_call&, char**);
+static_assert(vector_operands == 16, "lz: one run_map_vector<N> above for each N up to it");
 
 std::string describe(const loop_plan& p, int simd_width) {
   static const char* modes[] = {"contiguous", "broadcast", "strided", "contiguous, streaming"};

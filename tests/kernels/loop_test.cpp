@@ -586,8 +586,8 @@ BOOST_AUTO_TEST_CASE(
   };
   using entry_fn = void (*)(const cpu::map_call&);
   const entry_fn vector_entry = [](const cpu::map_call& c) {
-    char* p[cpu::vector_operands]; // the caller's room for the kernel's pointers
-    cpu::run_map_vector(c, p);
+    char* p[3]; // the caller's room for the kernel's pointers
+    cpu::run_map_vector<3>(c, p);
   };
   for (entry_fn entry : {entry_fn(&cpu::run_map), vector_entry})
     for (const case_& t : cases) {
@@ -680,6 +680,33 @@ BOOST_AUTO_TEST_CASE(cheap_trees_run_narrow_batches_and_expensive_trees_the_wide
     w = lz::sin(a) * b;
     BOOST_TEST(lz_test::max_ulp(w, lz_test::reference(lz::sin(a) * b)) <= 4.0);
   }
+}
+
+BOOST_AUTO_TEST_CASE(each_vector_entry_tests_every_operand_of_its_count) {
+  // run_map_vector<N> is compiled per operand count N: a tree of N - 1 leaves whose last leaf
+  // alone is strided must not run flat (it would read that leaf contiguously), for every N.
+  std::mt19937_64 g(11);
+  const lz::index_t n = 37;
+  std::vector<lz::tensor<double, 1>> v;
+  for (int i = 0; i < 15; ++i) v.push_back(random_vector<double>(2 * n + 1, g()));
+  auto c = [&](int i) { return lz::slice(v[std::size_t(i)], lz::range(0, n)); };
+  auto s = [&](int i) { return lz::slice(v[std::size_t(i)], lz::range(0, 2 * n, 2)); };
+  [&]<int... L>(std::integer_sequence<int, L...>) {
+    (
+        [&] {
+          constexpr int leaves = L + 1;
+          auto tree = [&]<int... I>(std::integer_sequence<int, I...>) {
+            return (c(I) + ... + (s(leaves - 1) * 1.0)); // (* 1.0: a tree, not a plain copy)
+          }
+          (std::make_integer_sequence<int, leaves - 1>{});
+          static_assert(lz::detail::leaf_count_v<decltype(tree)> == leaves);
+          lz::tensor<double, 1> z(n);
+          z = tree;
+          BOOST_TEST_CONTEXT("leaves " << leaves) { check_same(z, lz_test::reference(tree)); }
+        }(),
+        ...);
+  }
+  (std::make_integer_sequence<int, lz::kernels::cpu::vector_operands - 1>{});
 }
 
 BOOST_AUTO_TEST_CASE(vector_trees_wider_than_the_vector_entry_match_the_reference) {

@@ -83,8 +83,9 @@ void run_map(const P& pol, tensor_view<T, R> dst, const E& e) {
   const shape_t<R> extents = dst.layout().extents;
   const auto call = detail_map::map_call_for<Op, P, T, R, E>(extents, k, ops.data());
   if constexpr (R == 1 && 1 + detail::leaf_count_v<E> <= kernels::cpu::vector_operands) {
-    char* p[1 + detail::leaf_count_v<E>];
-    kernels::cpu::run_map_vector(call, p);
+    constexpr int n = 1 + detail::leaf_count_v<E>;
+    char* p[n];
+    kernels::cpu::run_map_vector<n>(call, p);
   } else
     kernels::cpu::run_map(call);
 }

@@ -120,11 +120,13 @@ struct map_call {
 void run_map(const map_call& c);
 /// Most operands (destination included) of a run_map_vector call.
 inline constexpr int vector_operands = 16;
-/// run_map for a rank-1 call of at most vector_operands operands, chosen at compile time by
-/// the caller: the same decisions, with no array in its frame and tail calls only (the fixed
-/// cost of a small vector assignment: docs/decisions/small-assignment-fixed-cost.md). `p`, room
-/// for the call's operand pointers (one per operand) in the caller's frame, gets the kernel's
-/// pointers, so that the kernel is a tail call.
+/// run_map for a rank-1 call of N operands (destination included, 1 <= N <= vector_operands,
+/// N == c.info->count), chosen at compile time by the caller: the same decisions, with no array
+/// in its frame, the operand test unrolled and tail calls only (the fixed cost of a small vector
+/// assignment: docs/decisions/small-assignment-fixed-cost.md). `p`, room for the call's operand
+/// pointers in the caller's frame, gets the kernel's pointers, so that the kernel is a tail
+/// call. Compiled in the library for each N.
+template <int N>
 void run_map_vector(const map_call& c, char** p);
 
 /// What run_map would do, as one line for explain (the destination called dst_name); sets
