@@ -460,16 +460,19 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(contiguous_reductions_give_the_same_bits_on_every_
   auto y = random_tensor<T, 1>({n}, 0xfa58 + sizeof(T), values::plain);
   const auto xm = lz::adopt(x.data(), {rows, cols}), ym = lz::adopt(y.data(), {rows, cols});
   const lz::tuning saved = lz::thresholds();
-  std::vector<T> got;
+  // A sum of products too: near 0, it keeps the partial sums' last bits, which a total of
+  // squares rounds away (an element met by another accumulator lane shows there).
+  std::vector<T> got, dots;
   for (lz::index_t prefetch : {0, 1}) {
     lz::thresholds().reduce_prefetch = prefetch;
     for (auto p : {0, 1}) { // one thread, then the automatic policy's threads
-      auto run = [&](const auto& a, const auto& b) {
-        return p ? T(lz::sum(lz::square(a - b)))
-                 : T(lz::eval(lz::simd, lz::sum(lz::square(a - b))));
+      auto run = [&](const auto& e) {
+        return p ? T(lz::sum(e)) : T(lz::eval(lz::simd, lz::sum(e)));
       };
-      got.push_back(run(x, y));
-      got.push_back(run(xm, ym));
+      got.push_back(run(lz::square(x - y)));
+      got.push_back(run(lz::square(xm - ym)));
+      dots.push_back(run(lz::hadamard(x, y)));
+      dots.push_back(run(lz::hadamard(xm, ym)));
     }
   }
   lz::thresholds() = saved;
@@ -479,8 +482,11 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(contiguous_reductions_give_the_same_bits_on_every_
   // The differences are rounded as in the reference; each square once more (eps/2 relative).
   const double tol = tolerance("sum", eps, double(want), 0, n) + eps * double(want);
   BOOST_TEST(std::fabs(double(got[0]) - double(want)) <= tol, got[0] << " vs " << double(want));
-  for (std::size_t k = 1; k < got.size(); ++k)
+  for (std::size_t k = 1; k < got.size(); ++k) {
     BOOST_TEST(same_bits(got[k], got[0]), "variant " << k << ": " << got[k] << " vs " << got[0]);
+    BOOST_TEST(same_bits(dots[k], dots[0]),
+               "variant " << k << ": " << dots[k] << " vs " << dots[0]);
+  }
 }
 
 // Pairwise summation: the error grows like log n, not n. 1e7 positive floats spanning 2^±20

@@ -15,12 +15,11 @@ namespace lz::kernels::cpu {
 
 inline constexpr int max_reduce_state = 1024; ///< bytes of a block accumulator
 inline constexpr int max_reduce_partial = 32; ///< bytes of a finished block result
+inline constexpr int reduce_unroll = 4;       ///< SIMD accumulators of a slab (U)
 
-/// `prefetch`: elements ahead to prefetch in contiguous (unit) slabs, 0 for none (the driver
-/// asks for it only when the operands are larger than the cache; see reduce_options).
+/// A slab issues no software prefetch: the driver does, between calls (reduce.cpp, run_slab).
 using red_slab_fn = void (*)(const void* ctx, char* const* p, const index_t* s, const index_t* so,
-                             index_t rows, index_t n, index_t first, index_t row_step,
-                             index_t prefetch, void* state);
+                             index_t rows, index_t n, index_t first, index_t row_step, void* state);
 using red_init_fn = void (*)(void* state);
 using red_finish_fn = void (*)(const void* state, void* partial);
 using red_combine_fn = void (*)(void* a, const void* b); // a = a ⊕ b, b after a in index order
@@ -51,7 +50,8 @@ struct reduce_options {
   /// (0: never; lz::thresholds().reduce_prefetch). One core's bandwidth from memory is bounded
   /// by the misses it keeps in flight; on an Ice Lake software prefetches 16 KiB ahead added to
   /// the hardware prefetcher's (W3 n=1e7: 0.95x the time without; in cache they only cost issue
-  /// slots: W3 n=1e5 1.1x, hence the threshold); on a Zen 3 they cost 8-18% at any distance.
+  /// slots: W3 n=1e5 1.1x, hence the threshold); on a Zen 3 they cost 8-18% at any distance
+  /// (both measured when the slab's loop issued them; the driver does now, a span at a time).
   index_t prefetch_bytes = 0;
   index_t prefetch_distance = 2048;
 };
@@ -87,7 +87,7 @@ template <class Op, class V, bool S>
 struct red_acc {
   using A = typename Op::template acc_t<V>;
   static constexpr bool is_arg = red::arg_accumulator<A>;
-  static constexpr int U = 4;
+  static constexpr int U = reduce_unroll;
   static constexpr int W = [] {
     if constexpr (S)
       return int(xsimd::batch<V>::size);
@@ -171,8 +171,7 @@ struct reducer {
 
   /// Rows of contiguous leaves (the drivers pack the others: reduce.cpp, call_slab).
   static void slab(const void* ctx, char* const* p, const index_t* s, const index_t* so,
-                   index_t rows, index_t n, index_t first, index_t row_step,
-                   [[maybe_unused]] index_t prefetch, void* st) {
+                   index_t rows, index_t n, index_t first, index_t row_step, void* st) {
     constexpr mode M = mode::unit;
     const K e = *static_cast<const K*>(ctx); // (a local: its scalars stay in registers)
     state& sum = *static_cast<state*>(st);
@@ -195,11 +194,6 @@ struct reducer {
       if constexpr (S) {
         using B = xsimd::batch<V>;
         for (; i + U * W <= n; i += U * W) {
-          constexpr auto esz = detail_red::leaf_sizes<K>();
-          if (prefetch > 0) // every line of the batches `prefetch` elements ahead
-            for (std::size_t k = 1; k < N; ++k)
-              for (index_t l = 0; l < U * W * esz[k]; l += 64)
-                __builtin_prefetch(q[k] + (i + prefetch) * esz[k] + l);
           a0 = Op::combine(a0, e.template vec<M, B>(q, s, i));
           a1 = Op::combine(a1, e.template vec<M, B>(q, s, i + W));
           a2 = Op::combine(a2, e.template vec<M, B>(q, s, i + 2 * W));
