@@ -5,6 +5,7 @@
 #include <lz/kernels/first_use.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstring>
 
@@ -19,6 +20,14 @@ struct partial_buf {
 struct state_buf {
   alignas(64) unsigned char b[max_reduce_state];
 };
+
+// Strides of contiguous leaves, in elements (along a row) and in bytes (between rows of one).
+constexpr auto unit_strides = [] {
+  std::array<index_t, max_operands> s{};
+  for (index_t& v : s) v = 1;
+  return s;
+}();
+constexpr std::array<index_t, max_operands> no_strides{};
 
 // Elements of one slab call when the driver prefetches (at least one U x W batch span: a
 // multiple of it, since both are powers of two, so each element meets the same accumulator lane
@@ -243,20 +252,24 @@ void run_reduce(int rank, const index_t* ext, int count, detail::operand* ops,
     for (int j = 0; j < count; ++j) unit = unit && ops[j].strides[0] == 1;
     if (unit) {
       const index_t n = ext[0];
-      const index_t prefetch = prefetch_for(opt, n, ops, count);
+      // (none for two prefetch distances or fewer, whatever the threshold: the lines prefetched
+      // would mostly lie past the end, and no measured CPU prefetches below 8 MiB)
+      const index_t prefetch = n > 2 * opt.prefetch_distance ? prefetch_for(opt, n, ops, count) : 0;
       auto leaf = [&](index_t bi, void* part) {
         char* ptr[max_operands];
-        index_t s_in[max_operands], s_out[max_operands];
         const index_t first = bi * B;
-        for (int j = 0; j < count; ++j)
-          ptr[j] = ops[j].ptr + first * ops[j].esize, s_in[j] = 1, s_out[j] = 0;
+        for (int j = 0; j < count; ++j) ptr[j] = ops[j].ptr + first * ops[j].esize;
         state_buf st;
         k.init(st.b);
         const index_t len = std::min(B, n - first);
-        run_slab(k, ctx, ops, count, ptr, s_in, s_out, 1, len, first, len, prefetch, st.b);
+        run_slab(k, ctx, ops, count, ptr, unit_strides.data(), no_strides.data(), 1, len, first,
+                 len, prefetch, st.b);
         k.finish(st.b, part);
       };
-      reduce_blocks(leaf, k, ceil_div(n, B), threads_for(opt, n * opt.cost), out);
+      if (n <= B) // one block: the tree's one leaf, on this thread
+        leaf(0, out);
+      else
+        reduce_blocks(leaf, k, ceil_div(n, B), threads_for(opt, n * opt.cost), out);
       return;
     }
   }

@@ -110,11 +110,17 @@ typename reduce_expr<Op, Fin, E>::value_type reduce_value(const P& pol,
       if (fusion::try_dot<Op, Fin>(r.arg, d)) return d;
     }
     temp_store<opaque_count_v<E>> temps;
-    std::array<operand, N> ops{};
+    std::array<operand, N> ops; // (strides past R unset: the driver reads R of them)
     flatten(r.arg, ops.data() + 1, pol, temps);
-    if constexpr (N > 1) ops[0] = ops[1]; // walk memory in the first leaf's order
-    constexpr reduce_kernels K = reducer_for<Op, Fin, value_type, assign_op::set, E,
-                                             P::kind != exec_kind::seq>::template kernels<false>();
+    if constexpr (N > 1) { // ops[0]: walk memory in the first leaf's order
+      ops[0].ptr = ops[1].ptr, ops[0].esize = ops[1].esize;
+      for (std::size_t k = 0; k < R; ++k) ops[0].strides[k] = ops[1].strides[k];
+    } else {
+      for (std::size_t k = 0; k < R; ++k) ops[0].strides[k] = 0;
+    }
+    static constexpr reduce_kernels K = // (static: not rebuilt on the stack by every call)
+        reducer_for<Op, Fin, value_type, assign_op::set, E,
+                    P::kind != exec_kind::seq>::template kernels<false>();
     alignas(64) unsigned char part[max_reduce_partial];
     const auto k = skeleton(r.arg);
     run_reduce(int(R), s.data(), int(N), ops.data(), K, &k,
@@ -145,7 +151,7 @@ void reduce_axis_into(const P& pol, tensor_view<D, RD> dst, const reduce_axis_ex
     t[m] = ops[j].strides[axis];
     for (std::size_t k = 0; k < R; ++k) ops[j].strides[k] = t[k];
   }
-  constexpr reduce_kernels K =
+  static constexpr reduce_kernels K =
       reducer_for<Op, Fin, D, AOp, E, P::kind != exec_kind::seq>::kernels();
   const auto k = skeleton(r.arg);
   run_reduce_axis(int(RD), dst.shape().data(), len, int(N), ops.data(), K, &k,
