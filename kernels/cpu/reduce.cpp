@@ -188,7 +188,9 @@ void pairwise_parallel(const Leaf& leaf, const reduce_kernels& k, index_t nblock
 }
 
 // Elements ahead to prefetch in a contiguous reduction of `size` elements over ops[1..count):
-// opt.prefetch_distance once the operands' bytes reach opt.prefetch_bytes, else 0.
+// opt.prefetch_distance once the operands' bytes reach opt.prefetch_bytes, else 0; always 0
+// for two prefetch distances or fewer, whatever the threshold (the lines prefetched would mostly
+// lie past the end, and no measured CPU prefetches below 8 MiB).
 // A negative threshold is lz::measure_on_first_use: resolved (read from the per-CPU cache or
 // measured) by the first reduction large enough to prefetch at all, the 8 MiB every measured
 // CPU kind that prefetches starts from; smaller ones meanwhile run without.
@@ -196,6 +198,7 @@ constexpr index_t no_override = -2;
 thread_local index_t prefetch_override = no_override; // scoped_prefetch
 index_t prefetch_for(const reduce_options& opt, index_t size, const detail::operand* ops,
                      int count) {
+  if (size <= 2 * opt.prefetch_distance) return 0;
   index_t from = prefetch_override != no_override ? prefetch_override : opt.prefetch_bytes;
   if (from == 0) return 0;
   index_t bytes = 0;
@@ -252,9 +255,7 @@ void run_reduce(int rank, const index_t* ext, int count, detail::operand* ops,
     for (int j = 0; j < count; ++j) unit = unit && ops[j].strides[0] == 1;
     if (unit) {
       const index_t n = ext[0];
-      // (none for two prefetch distances or fewer, whatever the threshold: the lines prefetched
-      // would mostly lie past the end, and no measured CPU prefetches below 8 MiB)
-      const index_t prefetch = n > 2 * opt.prefetch_distance ? prefetch_for(opt, n, ops, count) : 0;
+      const index_t prefetch = prefetch_for(opt, n, ops, count);
       auto leaf = [&](index_t bi, void* part) {
         char* ptr[max_operands];
         const index_t first = bi * B;
