@@ -9,7 +9,8 @@
 #   anchors: Eigen, xtensor, Armadillo (the libraries perf/ compares against)
 #   tools:   NumPy + matplotlib (npy interop tests, perf charts), SciPy (sparse_io_test's
 #            Matrix Market and .npz files both ways), clang (libFuzzer), clang 16
-#            + llvm-16 (the sanitizer builds and their symbolizer: scripts/sanitize.sh), pkg-config
+#            + llvm-16 (the sanitizer builds and their symbolizer: scripts/sanitize.sh), pkg-config,
+#            qemu-user (OpenBLAS on an emulated CPU it does not know: tests/kernels/unknown_cpu_test)
 set -euo pipefail
 pkgs=(g++ make cmake git pkg-config
       libxsimd-dev libtbb-dev libopenblas-dev zlib1g-dev libboost-test-dev libbenchmark-dev
@@ -17,7 +18,7 @@ pkgs=(g++ make cmake git pkg-config
       libopenmpi-dev openmpi-bin libscalapack-openmpi-dev openssh-client
       libeigen3-dev xtensor-dev libarmadillo-dev
       python3 python3-numpy python3-scipy python3-matplotlib
-      clang libclang-rt-14-dev clang-16 libclang-rt-16-dev llvm-16)
+      clang libclang-rt-14-dev clang-16 libclang-rt-16-dev llvm-16 qemu-user)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

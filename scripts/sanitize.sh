@@ -3,7 +3,8 @@
 #   asan: the whole test suite and the examples with AddressSanitizer + UndefinedBehaviorSanitizer
 #         (every report fatal, leaks included). Excluded: `gpu` (no device here; those suites'
 #         sources also build on the host system and run), compile-time checks (they run the
-#         compiler, not lazuli) and packaging (an install test).
+#         compiler, not lazuli), packaging (an install test) and `emulated` (run under QEMU's
+#         user mode, which the sanitizers' runtimes do not run under).
 #   tsan: the suites that run lz::par / lz::automatic over TBB threads, the fuzz batch
 #         included, with ThreadSanitizer (scripts/tsan.supp: TBB's own task machinery only).
 #         Not the device suites on Thrust's TBB host system: Thrust spawns its TBB tasks in its
@@ -70,7 +71,7 @@ asan)
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1$symbolizer
   # The fuzz batch at a fifth of its size: under ASan a tree costs ~5x (the Release run keeps 20k).
   export LZ_FUZZ_TREES=${LZ_FUZZ_TREES:-4000}
-  ctest --test-dir "$dir" --output-on-failure -j"$jobs" -LE 'gpu|compile-fail|packaging' \
+  ctest --test-dir "$dir" --output-on-failure -j"$jobs" -LE 'gpu|compile-fail|packaging|emulated' \
         -E '_compiles|compile_fail|fails?_to_compile|pulls_in_no'
   ;;
 tsan)
