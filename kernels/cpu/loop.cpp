@@ -349,12 +349,38 @@ void run_tails(const map_kernel& k, const void* tree, int count, char* const* p,
   }
 }
 
-// run_rows for rows whose length is not whole batches: the tails (run_tails), then the whole
-// batches. Out of line: the tail buffer's frame is not paid by rows without a tail.
+/// Bytes of the destination buffer of a row's last batch (run_row_with_tail): a 512-bit batch
+/// of complex doubles.
+constexpr index_t last_batch_bytes = 128;
+
+// One row of n elements, n0 of them whole batches (n0 >= the batch width w) and m = n - n0 > 0
+// more: its last w elements (overlapping the whole batches) through k into a buffer, from the
+// operands where they are; then the whole batches; then the buffer's last m elements into the
+// destination. Nothing is copied in (a W1 n = 1001 costs one batch more than n = 1000, not the
+// padded copies of run_tails), and every operand is read before the destination changes, so an
+// operand that is the destination (`x = 2*x + y`, `x += y`) is right.
+LZ_INLINE void run_row_with_tail(const map_kernel& k, const void* tree, int count, char* const* p,
+                                 index_t n0, index_t m, index_t es, int flags) {
+  const index_t w = k.simd_width, off = (n0 + m - w) * es;
+  alignas(64) unsigned char last[last_batch_bytes];
+  char* q[max_operands];
+  q[0] = reinterpret_cast<char*>(last);
+  for (int j = 1; j < count; ++j) q[j] = p[j] + off;
+  if (k.reads_dst) std::memcpy(last, p[0] + off, std::size_t(w * es));
+  k.fn(tree, q, zeros, 1, w, 0);
+  k.fn(tree, p, zeros, 1, n0, flags);
+  std::memcpy(p[0] + n0 * es, last + (w - m) * es, std::size_t(m * es));
+}
+
+// run_rows for rows whose length is not whole batches: one row of at least a batch as
+// run_row_with_tail; else the tails (run_tails), then the whole batches. Out of line: the tail
+// buffers' frames are not paid by rows without a tail.
 LZ_NOINLINE void run_rows_with_tails(const map_kernel& k, const void* tree, int count,
                                      char* const* p, const index_t* so, index_t rows, index_t n,
                                      index_t es, int flags) {
   const index_t m = n & (index_t(k.simd_width) - 1), n0 = n - m;
+  if (rows == 1 && n0 > 0 && k.simd_width * es <= last_batch_bytes)
+    return run_row_with_tail(k, tree, count, p, n0, m, es, flags);
   if (rows != 0) run_tails(k, tree, count, p, so, rows, n0, m, es);
   if (n0 > 0 && rows > 0) k.fn(tree, p, so, rows, n0, flags);
 }

@@ -411,14 +411,18 @@ struct kernel_log {
   std::vector<lz::index_t> sizes; // n of every call
   int misaligned_streams = 0;     // streaming calls whose rows were not 64-byte aligned
   int streaming_calls = 0;
-  double smallest_seen = 1e300; // smallest x or y value the kernel read (padding included)
-  int empty_calls = 0;          // calls of no row or no element (a kernel's precondition: none)
+  double smallest_seen = 1e300;  // smallest x or y value the kernel read (padding included)
+  int empty_calls = 0;           // calls of no row or no element (a kernel's precondition: none)
+  lz::index_t* x_base = nullptr; // if set: x's element offset (from x_start) of each call
+  const double* x_start = nullptr;
 };
 
 void add_one_kernel(const void* ctx, char* const* p, const lz::index_t* so, lz::index_t rows,
                     lz::index_t n, int flags) {
   auto& log = *static_cast<kernel_log*>(const_cast<void*>(ctx));
   log.sizes.push_back(n);
+  if (log.x_base && log.sizes.size() <= 2)
+    log.x_base[log.sizes.size() - 1] = reinterpret_cast<const double*>(p[1]) - log.x_start;
   if (rows <= 0 || n <= 0) ++log.empty_calls;
   if (flags & lz::kernels::cpu::slab_stream) {
     ++log.streaming_calls;
@@ -445,6 +449,7 @@ void run_recorded(kernel_log& log, lz::index_t m, lz::index_t n, lz::index_t ld,
   double* const z =
       zbuf.data() + (64 - reinterpret_cast<std::uintptr_t>(zbuf.data()) % 64) % 64 / 8;
   for (std::size_t i = 0; i < x.size(); ++i) x[i] = 100.0 + double(i), y[i] = 1000.0 + double(i);
+  log.x_start = x.data() + off;
   lz::detail::operand ops[3];
   double* base[3] = {z, x.data(), y.data()};
   for (int j = 0; j < 3; ++j) {
@@ -518,6 +523,30 @@ BOOST_AUTO_TEST_CASE(streaming_kernels_get_aligned_rows_and_the_driver_peels_the
   BOOST_TEST(log3.streaming_calls == 1);
   BOOST_TEST(log3.misaligned_streams == 0);
   for (lz::index_t s : log3.sizes) BOOST_TEST(s % 8 == 0);
+}
+
+// One row of n >= 8 elements with a partial last batch (the flat path, W1 n = 1001): the kernel
+// runs the row's last 8 elements into a buffer from the operands where they are (no operand
+// copied: the sources' pointers are theirs, 8 back from the row's end), then the whole batches
+// on the row itself; the destination's last n % 8 elements come from the buffer. Values:
+// run_recorded, and tails_updates_and_same_position_aliasing_match_the_reference below.
+BOOST_AUTO_TEST_CASE(a_row_with_a_partial_batch_ends_on_its_last_batch_read_in_place) {
+  tuning_guard guard;
+  lz::set_num_threads(1);
+  for (lz::index_t n : {9, 15, 17, 37, 1001}) {
+    kernel_log log;
+    lz::index_t x_off[2] = {-1, -1}; // x's element offsets of the two calls
+    log.x_base = &x_off[0];
+    run_recorded(log, 1, n, n, 0, false);
+    BOOST_TEST_CONTEXT("n = " << n) {
+      BOOST_TEST_REQUIRE(log.sizes.size() == 2u);
+      BOOST_TEST(log.sizes[0] == 8);
+      BOOST_TEST(log.sizes[1] == n / 8 * 8);
+      BOOST_TEST(x_off[0] == n - 8); // in place: the operand itself, not a padded copy
+      BOOST_TEST(x_off[1] == 0);
+      BOOST_TEST(log.smallest_seen >= 100.0);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(tails_updates_and_same_position_aliasing_match_the_reference) {
@@ -623,8 +652,8 @@ BOOST_AUTO_TEST_CASE(
         BOOST_TEST((text.find("flat ") != std::string::npos) == t.flat);
         BOOST_TEST(aliased == t.via_temp);
         entry(c);
-        // the flat path: one kernel call for the row's tail, then one over its whole batches
-        // (of 8), last (a tail call)
+        // the flat path: one kernel call for the row's last batch (into a buffer), then one
+        // over its whole batches (of 8), last
         if (t.flat) {
           const lz::index_t whole = t.n / 8 * 8;
           BOOST_TEST(log.sizes.size() == std::size_t(whole > 0) + std::size_t(t.n > whole));

@@ -4,8 +4,20 @@
 # (tests/kernels/unknown_cpu_test.cpp). QEMU's TCG has no AVX-512, so the program must be built
 # for at most AVX2. Exit 77 (CTest: skipped) where qemu-x86_64 is missing
 # (scripts/install_deps.sh installs it: Debian's qemu-user).
+# A run that ends other than by the test's verdict (0 passed, 201 an assertion failed: Boost.Test)
+# is the emulator's (once in some 2,500 runs here, not reproduced since): it is run once more,
+# after printing what the first run said. A failed assertion is never run again.
 command -v qemu-x86_64 >/dev/null 2>&1 || {
   echo "run_emulated: qemu-x86_64 not found (apt-get install qemu-user): skipped"
   exit 77
 }
-exec qemu-x86_64 -cpu max,vendor=GenuineIntel,family=6,model=207,stepping=2 "$@"
+run() { qemu-x86_64 -cpu max,vendor=GenuineIntel,family=6,model=207,stepping=2 "$@"; }
+out=$(run "$@" 2>&1)
+rc=$?
+printf '%s\n' "$out"
+if [ "$rc" -ne 0 ] && [ "$rc" -ne 201 ]; then
+  echo "run_emulated: the run ended with status $rc, not a test verdict: running it once more"
+  run "$@"
+  exit $?
+fi
+exit "$rc"

@@ -353,9 +353,11 @@ inline constexpr int slab_stream = 1;
 /// A SIMD kernel (B, a batch type, not void) runs whole batches only: @pre n is a multiple of
 /// the batch size; with `slab_stream` in flags (only passed where Stream) its stores are
 /// non-temporal: @pre every row of the destination starts batch-aligned. The compiled driver
-/// runs each row's unaligned head and partial last batch on copies padded to a whole batch,
-/// and fences the streaming stores, so that this code, instantiated per kernel tree, is one
-/// vector loop: no scalar tail, no peel (docs/decisions/one-vector-loop-per-tree.md).
+/// runs a row's partial last batch as the row's last whole batch into a buffer (a row of at
+/// least one batch; docs/decisions/partial-last-batch-in-place.md), other short rows and
+/// unaligned heads on copies padded to a whole batch, and fences the streaming stores, so that
+/// this code, instantiated per kernel tree, is one vector loop: no scalar tail, no peel
+/// (docs/decisions/one-vector-loop-per-tree.md).
 template <class D, class K, class B, detail::assign_op Op, bool Unroll, bool Stream>
 void slab_kernel(const void* ctx, char* const* p, const index_t* so, index_t rows, index_t n,
                  [[maybe_unused]] int flags) {
