@@ -275,14 +275,21 @@ constexpr const char* build_tag = "";
 constexpr const char* build_tag = "";
 #endif
 
+int first_use_revision(const char* name) noexcept {
+  // reduce_prefetch 2: since 0.2.0's reduction driver issues the prefetches a span at a time
+  // (kernels/cpu/reduce.cpp, run_slab); 1 timed the slab's own prefetching loop.
+  return std::strcmp(name, "reduce_prefetch") == 0 ? 2 : 0;
+}
+
 std::string first_use_cache_file(const std::string& dir, const char* name) {
   if (dir.empty()) return {};
   const cpu_signature c = read_cpu();
   std::string key = std::string(name) + "-" + (c.vendor.empty() ? "unknown" : c.vendor) + "-" +
                     std::to_string(c.family) + "-" + std::to_string(c.model) + "-" +
                     std::to_string(c.stepping) + "-" + xsimd::default_arch::name() + build_tag +
-                    "-" + std::to_string(LZ_VERSION_MAJOR) + "." +
-                    std::to_string(LZ_VERSION_MINOR) + "." + std::to_string(LZ_VERSION_PATCH);
+                    "-r" + std::to_string(first_use_revision(name)) + "-" +
+                    std::to_string(LZ_VERSION_MAJOR) + "." + std::to_string(LZ_VERSION_MINOR) +
+                    "." + std::to_string(LZ_VERSION_PATCH);
   for (char& ch : key) // a vendor string is the CPU's to choose: keep the name a plain file name
     if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '-' && ch != '_')
       ch = '_';

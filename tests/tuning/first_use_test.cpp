@@ -90,6 +90,32 @@ BOOST_AUTO_TEST_CASE(the_cache_file_names_the_cpu_the_kernels_and_the_version) {
              f);
   BOOST_TEST(f.find('/', std::string("/some/dir/").size()) == std::string::npos, f);
   BOOST_TEST(lz::detail::first_use_cache_file("", "reduce_prefetch").empty());
+  // the revision of the code measured (reduce_prefetch: 2, the driver's prefetch spans)
+  BOOST_TEST(lz::detail::first_use_revision("reduce_prefetch") == 2);
+  BOOST_TEST(has(f, "-r2-"), f);
+}
+
+// Never silently stale across a change of the code measured: a value kept for the previous
+// revision of reduce_prefetch's loop (0.2.0's first builds timed the slab's own prefetching loop)
+// is in another file, which is not read: the first use measures the loop as it is.
+BOOST_AUTO_TEST_CASE(a_value_kept_for_the_previous_revision_of_the_code_is_not_read) {
+  const fs::path dir = fresh("revision");
+  const std::string file = lz::detail::first_use_cache_file(dir.string(), "reduce_prefetch");
+  const std::string now = "-r" + std::to_string(lz::detail::first_use_revision("reduce_prefetch"));
+  const std::size_t at = file.rfind(now + "-");
+  BOOST_TEST_REQUIRE(at != std::string::npos, file);
+  fs::create_directories(dir);
+  for (const std::string& old : {file.substr(0, at) + file.substr(at + now.size()), // (0.2.0's)
+                                 file.substr(0, at) + "-r1" + file.substr(at + now.size())}) {
+    std::ofstream(old) << "reduce_prefetch = 1234\n";
+    BOOST_TEST(old != file);
+  }
+  counter c;
+  const auto r = first_use(file, "reduce_prefetch", 0, huge, counted, &c);
+  BOOST_TEST(c.calls == 1);
+  BOOST_TEST(r.measured);
+  BOOST_TEST(r.value == index_t(8) << 20);
+  fs::remove_all(dir);
 }
 
 BOOST_AUTO_TEST_CASE(a_first_use_is_measured_once_kept_and_read_back) {

@@ -14,11 +14,17 @@ namespace lz::detail {
 /// $XDG_CACHE_HOME/lazuli (an absolute path), else $HOME/.cache/lazuli; "" for none.
 std::string first_use_cache_dir();
 
+/// The revision of the code `name`'s first-use measurement is about (the loop it times and how
+/// it decides): bumped when that code changes, so that a value measured for the code before is
+/// not read, even within one version of lazuli. 0 for a name with no measurement.
+int first_use_revision(const char* name) noexcept;
+
 /// The file holding `name`'s first-use value for this CPU kind and this build of lazuli, in
 /// `dir` ("" if dir is ""): the key names everything the value depends on, so a value measured
-/// on another CPU, by another version or for another vector width is never read —
-/// `<name>-<vendor>-<family>-<model>-<stepping>-<kernel arch>[-debug]-<lazuli version>.conf`
-/// (`-debug`: an unoptimized or sanitized build, whose timings never stand for an optimized one).
+/// on another CPU, by another version, for another vector width or for other code is never read
+/// — `<name>-<vendor>-<family>-<model>-<stepping>-<kernel arch>[-debug]-r<revision>-<lazuli
+/// version>.conf` (`-debug`: an unoptimized or sanitized build, whose timings never stand for an
+/// optimized one; `r`: first_use_revision).
 std::string first_use_cache_file(const std::string& dir, const char* name);
 
 /// A measurement: the value chosen and one line saying what was measured (kept in the file).
