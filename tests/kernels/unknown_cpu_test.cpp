@@ -14,6 +14,7 @@
 
 #include <cpuid.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <string>

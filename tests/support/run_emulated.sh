@@ -4,9 +4,10 @@
 # (tests/kernels/unknown_cpu_test.cpp). QEMU's TCG has no AVX-512, so the program must be built
 # for at most AVX2. Exit 77 (CTest: skipped) where qemu-x86_64 is missing
 # (scripts/install_deps.sh installs it: Debian's qemu-user).
-# A run that ends other than by the test's verdict (0 passed, 201 an assertion failed: Boost.Test)
-# is the emulator's (once in some 2,500 runs here, not reproduced since): it is run once more,
-# after printing what the first run said. A failed assertion is never run again.
+# A run that ends without a test verdict (Boost.Test: 0 passed, 201 an assertion failed), such as
+# an error of the emulator's, is run once more after printing what the first run said; a crash
+# that repeats fails the test, and a failed assertion is never run again. (One unexplained
+# failure in some 2,500 runs here, its output lost; not reproduced.)
 command -v qemu-x86_64 >/dev/null 2>&1 || {
   echo "run_emulated: qemu-x86_64 not found (apt-get install qemu-user): skipped"
   exit 77
