@@ -105,6 +105,55 @@ requires(std::is_same_v<T, float> ||
     : std::bool_constant<outline_math> {
 };
 
+// The target of this file in the numbers of xsimd's arch::version(), read from the macros xsimd
+// chooses default_arch by (config/xsimd_arch.hpp: the best of avx512bw ... avx); 0 below AVX or
+// off x86. Only used where it equals LZ_KERNELS_SIMD_ARCH, checked against xsimd just below.
+#if XSIMD_WITH_AVX512BW
+#define LZ_DETAIL_FILE_SIMD_ARCH 30400
+#elif XSIMD_WITH_AVX512DQ
+#define LZ_DETAIL_FILE_SIMD_ARCH 30300
+#elif XSIMD_WITH_AVX512CD
+#define LZ_DETAIL_FILE_SIMD_ARCH 30200
+#elif XSIMD_WITH_AVX512F
+#define LZ_DETAIL_FILE_SIMD_ARCH 30100
+#elif XSIMD_WITH_FMA3_AVX2
+#define LZ_DETAIL_FILE_SIMD_ARCH 20201
+#elif XSIMD_WITH_AVX2
+#define LZ_DETAIL_FILE_SIMD_ARCH 20200
+#elif XSIMD_WITH_FMA3_AVX
+#define LZ_DETAIL_FILE_SIMD_ARCH 20101
+#elif XSIMD_WITH_AVX
+#define LZ_DETAIL_FILE_SIMD_ARCH 20100
+#else
+#define LZ_DETAIL_FILE_SIMD_ARCH 0
+#endif
+
+// xsimd 8.1's sin, cos and tan reduce their argument in trigo_reducer::reduce, whose last branch
+// (|x| beyond 2^20·π/2, inf, NaN) runs a scalar Payne-Hanek reduction lane by lane
+// (__ieee754_rem_pio2, __kernel_rem_pio2: ~900 instructions of object code). Every file using
+// one of them compiled all of it: 0.5 G of the compiler's instructions, 3% of perf/compile's 25
+// expressions on AVX2, where the bodies are inlined (docs/decisions/
+// trig-reduction-compiled-once.md). The library compiles it once for its own target
+// (kernels/cpu/vmath.cpp); a file of the same target declares it extern (not with
+// LZ_INLINE_MATH), so the compiler calls the library's copy where it does not inline reduce,
+// and compiles nothing of the scalar path. The name is xsimd's internal one, hence the exact
+// version.
+#if defined(LZ_KERNELS_SIMD_ARCH) && XSIMD_VERSION_MAJOR == 8 && XSIMD_VERSION_MINOR == 1 &&       \
+    LZ_DETAIL_FILE_SIMD_ARCH == LZ_KERNELS_SIMD_ARCH
+#define LZ_DETAIL_TRIG_REDUCER_IN_LIBRARY 1 // (vmath.cpp instantiates it, whatever the macros)
+static_assert(xsimd::default_arch::version() == unsigned(LZ_KERNELS_SIMD_ARCH),
+              "lz: LZ_DETAIL_FILE_SIMD_ARCH disagrees with xsimd's default_arch");
+#if !defined(LZ_INLINE_MATH)
+#define LZ_DETAIL_TRIG_REDUCER_EXTERN 1
+} // namespace lz::fn::detail
+extern template struct xsimd::kernel::detail::trigo_reducer<
+    xsimd::batch<float>, xsimd::kernel::detail::trigo_radian_tag>;
+extern template struct xsimd::kernel::detail::trigo_reducer<
+    xsimd::batch<double>, xsimd::kernel::detail::trigo_radian_tag>;
+namespace lz::fn::detail {
+#endif
+#endif
+
 // Declared in lz/ops/functors.hpp: true when any lane of a batch mask is set (one kortest on
 // AVX-512, one movemask on AVX/SSE; a store and a loop over the lanes cost as much as an exp).
 template <class M>

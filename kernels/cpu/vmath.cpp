@@ -30,3 +30,11 @@ template xsimd::batch<float> outlined<atan2_b>(xsimd::batch<float>, xsimd::batch
 template xsimd::batch<double> outlined<atan2_b>(xsimd::batch<double>, xsimd::batch<double>);
 
 } // namespace lz::fn::detail
+
+// The trigonometric argument reduction, which files of this target declare extern (lz/simd.hpp).
+#if defined(LZ_DETAIL_TRIG_REDUCER_IN_LIBRARY)
+template struct xsimd::kernel::detail::trigo_reducer<xsimd::batch<float>,
+                                                     xsimd::kernel::detail::trigo_radian_tag>;
+template struct xsimd::kernel::detail::trigo_reducer<xsimd::batch<double>,
+                                                     xsimd::kernel::detail::trigo_radian_tag>;
+#endif

@@ -165,3 +165,74 @@ BOOST_AUTO_TEST_CASE(assignments_through_the_chosen_bodies_agree_with_libm) {
         worst, lz_test::ulp_distance<double>(z(i), x(i) * y(i) + std::sin(w(i)) * std::exp(-v(i))));
   BOOST_TEST(worst <= 4);
 }
+
+BOOST_AUTO_TEST_CASE(
+    files_of_the_kernels_target_take_the_trigonometric_reduction_from_the_library) {
+  // The plan: with xsimd 8.1, a file of the library's target declares xsimd's trigo_reducer
+  // extern, so it never compiles the scalar reduction of huge arguments (lz/simd.hpp).
+#if defined(LZ_KERNELS_SIMD_ARCH) && !defined(LZ_INLINE_MATH) && XSIMD_VERSION_MAJOR == 8 &&       \
+    XSIMD_VERSION_MINOR == 1
+  BOOST_TEST(LZ_DETAIL_FILE_SIMD_ARCH == LZ_KERNELS_SIMD_ARCH);
+#if !defined(LZ_DETAIL_TRIG_REDUCER_EXTERN)
+  BOOST_ERROR("a file of the kernels' target compiles xsimd's trigonometric reduction itself");
+#else
+  // The numbers, from the library's copy: its address names the extern definition (this file
+  // emits none; without vmath.cpp's instantiation it would not link). Arguments beyond 2^20·π/2
+  // take the scalar branch; sin(x) is then ±sin or ±cos of the reduced argument by quadrant.
+  using B = xsimd::batch<double>;
+  using R = xsimd::kernel::detail::trigo_reducer<B, xsimd::kernel::detail::trigo_radian_tag>;
+  B (*reduce)(const B&, B&) noexcept = &R::reduce;
+  std::mt19937_64 g(13);
+  std::uniform_real_distribution<double> e(21, 1000);
+  for (int k = 0; k < 64; ++k) {
+    alignas(64) double x[B::size], q[B::size], r[B::size];
+    for (auto& v : x) v = std::exp2(e(g)) * (k % 2 ? 1.0 : 1.0 + 1e-3 * double(k));
+    B xr;
+    reduce(B::load_aligned(x), xr).store_aligned(q);
+    xr.store_aligned(r);
+    for (std::size_t i = 0; i < B::size; ++i) {
+      const int quadrant = int(q[i]) & 3;
+      const double s = quadrant == 0   ? std::sin(r[i])
+                       : quadrant == 1 ? std::cos(r[i])
+                       : quadrant == 2 ? -std::sin(r[i])
+                                       : -std::cos(r[i]);
+      BOOST_TEST(std::abs(r[i]) <= 0.7854, "x = " << x[i] << ": reduced to " << r[i]);
+      BOOST_TEST(lz_test::ulp_distance<double>(s, std::sin(x[i])) <= 2,
+                 "x = " << x[i] << ": " << s << " against std::sin " << std::sin(x[i]));
+    }
+  }
+#endif
+#else
+  BOOST_TEST_MESSAGE("xsimd's trigonometric reduction is compiled in this file");
+#endif
+  // Whatever the file does, whole assignments get huge, infinite and NaN arguments right.
+  lz::vector<double> x = {1e7,
+                          -3e15,
+                          1e22,
+                          1.5e300,
+                          -1e300,
+                          0.5,
+                          std::numeric_limits<double>::infinity(),
+                          std::numeric_limits<double>::quiet_NaN(),
+                          2e9,
+                          -7e11,
+                          1e100};
+  lz::vector<double> s = lz::sin(x), c = lz::cos(x);
+  lz::vector<float> xf = {1e7f, -3e15f, 1e22f, 3e38f, 0.5f, std::numeric_limits<float>::infinity(),
+                          2e9f, -7e11f, 1e30f};
+  lz::vector<float> sf = lz::sin(xf);
+  for (lz::index_t i = 0; i < x.size(); ++i) {
+    if (std::isnan(std::sin(x(i)))) {
+      BOOST_TEST((std::isnan(s(i)) && std::isnan(c(i))), "x = " << x(i));
+      continue;
+    }
+    BOOST_TEST(lz_test::ulp_distance<double>(s(i), std::sin(x(i))) <= 2, "sin " << x(i));
+    BOOST_TEST(lz_test::ulp_distance<double>(c(i), std::cos(x(i))) <= 2, "cos " << x(i));
+  }
+  for (lz::index_t i = 0; i < xf.size(); ++i) {
+    if (std::isnan(std::sin(xf(i))))
+      BOOST_TEST(std::isnan(sf(i)), "x = " << xf(i));
+    else
+      BOOST_TEST(lz_test::ulp_distance<float>(sf(i), std::sin(xf(i))) <= 2, "sin " << xf(i));
+  }
+}
