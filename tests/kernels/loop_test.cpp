@@ -443,7 +443,7 @@ void add_one_kernel(const void* ctx, char* const* p, const lz::index_t* so, lz::
 // z(m x n, rows ld apart, starting `off` elements past a 64-byte boundary) = x + y + 1 through
 // run_map.
 void run_recorded(kernel_log& log, lz::index_t m, lz::index_t n, lz::index_t ld, lz::index_t off,
-                  bool stream) {
+                  bool stream, int width = 8) {
   std::vector<double> x(std::size_t(m * ld + off + 8)), y(x.size()), zbuf(x.size() + 8, -7.0);
   // z: zbuf from its first 64-byte boundary
   double* const z =
@@ -459,7 +459,7 @@ void run_recorded(kernel_log& log, lz::index_t m, lz::index_t n, lz::index_t ld,
   }
   const lz::index_t ext[2] = {m, n};
   lz::kernels::cpu::map_info info;
-  info.k = {&add_one_kernel, 8, stream, false};
+  info.k = {&add_one_kernel, width, stream, false};
   info.count = 3;
   info.rank = 2;
   lz::kernels::cpu::map_call c;
@@ -547,6 +547,28 @@ BOOST_AUTO_TEST_CASE(a_row_with_a_partial_batch_ends_on_its_last_batch_read_in_p
       BOOST_TEST(log.smallest_seen >= 100.0);
     }
   }
+}
+
+BOOST_AUTO_TEST_CASE(a_row_shorter_than_a_batch_runs_one_batch_padded_with_its_own_values) {
+  // n < w (the batch): one call of a whole batch on copies, the padding lanes holding values of
+  // the operands (x >= 100, y >= 1000: never a zero a division could trap on), and nothing of
+  // the destination written past its n elements (run_recorded checks the values and that).
+  // 4 doubles: one 32-byte batch (the AVX2 path, one store per operand); 8: the general copies.
+  tuning_guard guard;
+  lz::set_num_threads(1);
+  for (int w : {4, 8})
+    for (lz::index_t n = 1; n < w; ++n) {
+      kernel_log log;
+      lz::index_t x_off[2] = {-1, -1};
+      log.x_base = &x_off[0];
+      run_recorded(log, 1, n, n, 0, false, w);
+      BOOST_TEST_CONTEXT("w = " << w << ", n = " << n) {
+        BOOST_TEST_REQUIRE(log.sizes.size() == 1u);
+        BOOST_TEST(log.sizes[0] == w);
+        BOOST_TEST(x_off[0] != 0); // a copy: x's n elements are not a whole batch
+        BOOST_TEST(log.smallest_seen >= 100.0);
+      }
+    }
 }
 
 BOOST_AUTO_TEST_CASE(tails_updates_and_same_position_aliasing_match_the_reference) {
