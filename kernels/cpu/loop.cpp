@@ -685,20 +685,21 @@ LZ_INLINE bool dense(const detail::operand& d, int rank, const index_t* e) {
   return row || col;
 }
 
-// flat for a vector of n > 1 elements: every operand's stride is 1. N: the operand count when
-// the caller knows it at compile time (the loop unrolled, few values live: run_map_vector's
-// fixed cost), else 0 (c.info->count).
-template <int N = 0>
+// flat for a vector of n >= 1 elements: every operand's stride is 1 (OneElement: n is 1, any
+// stride). N: the operand count when the caller knows it at compile time (the loop unrolled, few
+// values live: run_map_vector's fixed cost), else 0 (c.info->count).
+template <int N = 0, bool OneElement = false>
 LZ_INLINE bool flat_vector(const map_call& c, index_t n, char** p) {
   const detail::operand* o = c.ops;
-  if (o->strides[0] != 1) return false;
+  if (!OneElement && o->strides[0] != 1) return false;
   const char* d0 = o->ptr;
   const char* d1 = d0 + n * o->esize;
   p[0] = o->ptr;
   const int count = N > 0 ? N : c.info->count;
   for (int j = 1; j < count; ++j) {
     const char* a = o[j].ptr;
-    if (o[j].strides[0] != 1 || !(a == d0 || a + n * o[j].esize <= d0 || d1 <= a)) return false;
+    if ((!OneElement && o[j].strides[0] != 1) || !(a == d0 || a + n * o[j].esize <= d0 || d1 <= a))
+      return false;
     p[j] = o[j].ptr;
   }
   return true;
@@ -866,7 +867,11 @@ template <int N>
 void run_map_vector(const map_call& c, char** p) {
   const index_t n = c.extents[0];
   if (LZ_UNLIKELY(logging::on(logging::loop))) return run_map_logged(c);
-  if (n <= 1) return n == 0 ? void() : run_map(c); // (strides do not matter)
+  if (n <= 1) { // (one element: strides do not matter)
+    if (n == 0) return;
+    if (!flat_vector<N, true>(c, 1, p)) return run_general(c);
+    return run_flat(c, 1, p);
+  }
   if (!flat_vector<N>(c, n, p)) return run_general(c);
   run_flat(c, n, p); // (tail calls only)
 }
