@@ -429,6 +429,7 @@ LZ_INLINE void run_short_row(const map_kernel& k, const void* tree, int count, c
   alignas(64) unsigned char local[short_row_operands][last_batch_bytes];
   char* q[short_row_operands];
 #if defined(__AVX2__)
+  // A loop of its own, not a test per operand in one loop: that costs 37 instructions (n = 3).
   if (wb == 32 && (es == 4 || es == 8 || es == 16)) {
     const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(int(mb / 4)),
                                             _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
