@@ -51,7 +51,8 @@ for b in "$@"; do
     (cd "$tmp" && run "$ex")
     rm -rf "$tmp"
   fi
-  # W4 / W6 (and float), n = 1024, against Eigen's own gemm and the CBLAS call: one thread.
+  # W4 / W6 and their float forms (W11T / W11S), n = 1024, against Eigen's own gemm and the CBLAS
+  # call: one thread.
   run env OPENBLAS_NUM_THREADS=1 LZ_NUM_THREADS=1 "$p/products_bench" \
     --benchmark_filter='^W(4|6|11T|11S)/(lazuli|cblas|eigen)/1024' \
     --benchmark_repetitions=5 --benchmark_enable_random_interleaving=true \
