@@ -178,8 +178,13 @@ fusion::explain_sink plan_text(const P& pol, D&& dst, const E& e, std::string& t
   if constexpr (!scalar_like<E>) {
     if constexpr (static_tree_v<E> && rank_v<E> == R) { // evaluate.hpp: the inline path
       if (static_shape_of<E>::value == v.shape()) {
-        constexpr index_t n = extents_product(static_shape_of<E>::value);
+        constexpr auto S = static_shape_of<E>::value;
+        constexpr index_t n = extents_product(S);
+        constexpr auto pk = fixed_eval::packet_plan<std::remove_const_t<value_t<V>>, E, R, S>();
         s.loop(cat("inline, fixed: ", std::to_string(n), " elements computed in the caller",
+                   pk.lanes > 1 ? cat(" on ", std::to_string(pk.lanes), "-lane vectors",
+                                      pk.flat ? " (the elements as one row)" : " along rows")
+                                : std::string(" element by element"),
                    n <= fixed_eval::unroll_limit ? ", unrolled" : "",
                    ", all before any is stored (aliasing-safe)"),
                "fixed");

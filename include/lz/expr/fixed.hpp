@@ -15,6 +15,7 @@
 
 #include <lz/expr/nodes.hpp>
 #include <lz/expr/tensor.hpp>
+#include <lz/kernels/cpu/row.hpp>
 #include <lz/ops/functors.hpp>
 #include <lz/ops/reduce_ops.hpp>
 #include <lz/simd.hpp>
@@ -557,6 +558,28 @@ struct single {
   }
 };
 
+/// The context of a fixed tree on host SIMD vectors: B::size consecutive elements along the
+/// last dimension (an operand of extent 1 there is broadcast). For trees whose every operand can
+/// be read that way (packet_ok): the functors then run on vectors, as Eigen's packets do, rather
+/// than element by element for GCC's SLP vectorizer to regroup, which it does for the simplest
+/// trees only (not across sqrt's errno branch, maximum's NaN test or a reduction's chain) and at
+/// a compile cost per element.
+template <class B, bool Flat = false>
+struct packet {
+  static constexpr bool vector = true;
+  static constexpr bool flat = Flat; // packets across rows: every leaf is read, none broadcast
+  using T = typename B::value_type;
+  template <class V>
+  LZ_INLINE static B lift(const V& v) noexcept {
+    return B(static_cast<T>(v));
+  }
+  LZ_INLINE static B load(const T* p) noexcept { return B::load_unaligned(p); }
+};
+template <class C>
+inline constexpr bool is_packet = false;
+template <class B, bool Flat>
+inline constexpr bool is_packet<packet<B, Flat>> = true;
+
 template <class X>
 inline constexpr bool is_product = false;
 template <class A, class B>
@@ -652,6 +675,10 @@ LZ_INLINE auto prepare_map(const map_expr<F, A...>& e, std::index_sequence<I...>
   return M{e.f, {{prepare_as<ByValue>(detail::get<I>(e.args))}...}, e.shape_};
 }
 
+/// A destination laid out as a fixed tensor of shape S (row-major, contiguous): its strides
+/// known at compile time, so no layout test is compiled.
+struct dense_destination {};
+
 template <assign_op Op, std::size_t R, shape_t<R> S, class T, class Strides, class E>
 LZ_INLINE void assign(T* dst, const Strides& strides, const E& e);
 
@@ -667,7 +694,7 @@ LZ_INLINE auto prepare_factor(const E& e) {
   } else {
     using F = fixed_tensor_of_t<X>;
     F t(uninitialized);
-    assign<assign_op::set, F::rank, F::static_extents>(t.data(), F::static_strides, p);
+    assign<assign_op::set, F::rank, F::static_extents>(t.data(), dense_destination{}, p);
     return t;
   }
 }
@@ -733,7 +760,7 @@ LZ_INLINE auto prepare_as(const E& e) {
       return e.batch();
     } else if constexpr (ByValue) { // a copy, row-major
       fixed_tensor_of_t<X> t(uninitialized);
-      assign<assign_op::set, rank_v<X>, static_shape_of<X>::value>(t.data(), t.static_strides,
+      assign<assign_op::set, rank_v<X>, static_shape_of<X>::value>(t.data(), dense_destination{},
                                                                    V(e.data()));
       return t;
     } else {
@@ -756,9 +783,8 @@ LZ_INLINE auto prepare_as(const E& e) {
     auto a = prepare_as<ByValue>(e.arg);
     return [&]<class Op, class Fin, class A>(const reduce_expr<Op, Fin, A>&)
                LZ_INLINE_LAMBDA { return item_reduce<Op, Fin, decltype(a)>{a}; }(e);
-  } else { // a full reduction: its value now (a stored node's shared value, if it has one)
-    return scalar_expr<value_t<X>>{e.cache.load(std::memory_order_relaxed) ? e.value()
-                                                                           : reduce_now(e)};
+  } else { // a full reduction of a fixed tree: its value, computed when the node was built
+    return scalar_expr<value_t<X>>{e.value()};
   }
 }
 
@@ -824,7 +850,12 @@ LZ_INLINE LZ_HD auto at(const E& e, const shape_t<R>& idx, const Ctx& ctx) {
     for (std::size_t k = 0; k < R; ++k) off += idx[k] * st[k];
     if constexpr (requires { e.plane_stride(); }) // a batch: this element of the context's items
       return ctx.load(e.data() + off * e.plane_stride());
-    else
+    else if constexpr (is_packet<Ctx> && R > 0) {
+      if constexpr (Ctx::flat || X::static_layout.extents[R - 1] != 1)
+        return ctx.load(e.data() + off);
+      else // broadcast along the packet
+        return ctx.lift(e.data()[off]);
+    } else
       return ctx.lift(e.data()[off]);
   } else if constexpr (std::is_same_v<K, scalar_kind>) {
     return ctx.lift(e.value);
@@ -843,11 +874,16 @@ LZ_INLINE LZ_HD auto at(const E& e, const shape_t<R>& idx, const Ctx& ctx) {
     using V = std::remove_cvref_t<decltype(ctx.lift(value_t<X>{}))>;
     constexpr index_t inner = static_shape_of<std::remove_cvref_t<decltype(e.lhs)>>::value[1];
     const auto term = [&](index_t k) LZ_INLINE_LAMBDA -> V {
-      const auto a = at(e.lhs, shape_t<2>{idx[0], k}, ctx);
-      if constexpr (R == 2)
-        return fn::detail::mul_(V(a), V(at(e.rhs, shape_t<2>{k, idx[1]}, ctx)));
-      else
-        return fn::detail::mul_(V(a), V(at(e.rhs, shape_t<1>{k}, ctx)));
+      if constexpr (is_packet<Ctx>) { // a row's packet: A(i, k) broadcast times B(k, j..j+w)
+        return fn::detail::mul_(ctx.lift(at(e.lhs, shape_t<2>{idx[0], k}, single{})),
+                                V(at(e.rhs, shape_t<2>{k, idx[1]}, ctx)));
+      } else {
+        const auto a = at(e.lhs, shape_t<2>{idx[0], k}, ctx);
+        if constexpr (R == 2)
+          return fn::detail::mul_(V(a), V(at(e.rhs, shape_t<2>{k, idx[1]}, ctx)));
+        else
+          return fn::detail::mul_(V(a), V(at(e.rhs, shape_t<1>{k}, ctx)));
+      }
     };
     V s = term(0);
     if constexpr (inner <= unroll_inner) {
@@ -860,39 +896,235 @@ LZ_INLINE LZ_HD auto at(const E& e, const shape_t<R>& idx, const Ctx& ctx) {
   }
 }
 
+/// Whether prepared tree E (rank R) runs on packet<B>: every node yields B's element type, every
+/// functor takes vectors, every leaf is read along its last dimension with stride 1 (or has
+/// extent 1 there), every product is a matrix product whose right factor is such a leaf.
+template <class B, class E, std::size_t R>
+constexpr bool packet_ok() {
+  using X = std::remove_cvref_t<E>;
+  using K = kind_t<X>;
+  using T = typename B::value_type;
+  if constexpr (std::is_same_v<K, scalar_kind>) {
+    return std::is_arithmetic_v<value_t<X>>;
+  } else if constexpr (!std::is_same_v<value_t<X>, T> || rank_v<X> != R) {
+    return false;
+  } else if constexpr (std::is_same_v<K, leaf_kind>) {
+    if constexpr (
+        requires(const X& x) { x.plane_stride(); } || !requires { X::static_layout; })
+      return false;
+    else
+      return R > 0 &&
+             (X::static_layout.extents[R - 1] == 1 || X::static_layout.strides[R - 1] == 1);
+  } else if constexpr (std::is_same_v<K, map_kind>) {
+    return []<class F, class... A>(const map_expr<F, A...>*) {
+      return std::is_same_v<kernels::cpu::batch_result_t<B, X>, B> &&
+             ((rank_v<A> == 0 ? packet_ok<B, A, 0>() : packet_ok<B, A, R>()) && ...);
+    }(static_cast<const X*>(nullptr));
+  } else if constexpr (is_product<X>) {
+    using L = std::remove_cvref_t<decltype(std::declval<X>().lhs)>;
+    return R == 2 && std::is_same_v<kind_t<L>, leaf_kind> && std::is_same_v<value_t<L>, T> &&
+           packet_ok<B, decltype(std::declval<X>().rhs), 2>();
+  } else {
+    return false;
+  }
+}
+
+/// Whether prepared tree E reads every operand over the whole shape S, row-major and contiguous
+/// (no product, no broadcast): its n elements can then run as one row, packets across rows.
+template <class E, std::size_t R, shape_t<R> S>
+constexpr bool flat_ok() {
+  using X = std::remove_cvref_t<E>;
+  using K = kind_t<X>;
+  if constexpr (std::is_same_v<K, scalar_kind>) {
+    return true;
+  } else if constexpr (std::is_same_v<K, leaf_kind>) {
+    if constexpr (
+        requires(const X& x) { x.plane_stride(); } || !requires { X::static_layout; })
+      return false;
+    else if constexpr (rank_v<X> != R)
+      return false;
+    else
+      return X::static_layout.extents == S && X::static_layout.strides == right_strides(S);
+  } else if constexpr (std::is_same_v<K, map_kind>) {
+    return []<class F, class... A>(const map_expr<F, A...>*) {
+      return (flat_ok<A, R, S>() && ...);
+    }(static_cast<const X*>(nullptr));
+  } else {
+    return false;
+  }
+}
+
+/// The lanes per host vector for fixed tree P (value type T, shape S): the largest power of two
+/// dividing the elements a packet runs along (all n of them for a flat tree, else the last
+/// extent), up to
+/// - the target's full width for a flat tree written to its destination (Reduce false): fixed
+///   tensors are aligned to their size's largest power of two up to 64 bytes, so its vectors
+///   never straddle a cache line, the reason the fusion pass's loops keep cheap trees at 256
+///   bits (kernels/cpu/row.hpp, slab_batch); 4×4 doubles, maximum(A, 0): 1.2 ns against 2.1;
+/// - 256 bits otherwise: packets along rows (products), and reductions, whose vector is then
+///   folded lane by lane (s = sum(A), 4×4 doubles: 1.2 ns in 256 bits, 2.3 in 512), except for
+///   trees with sqrt, division or transcendentals (the cost of unroll_cost: slab_batch's rule).
+/// 1 (no vectors) for other element types, for trees packet_ok rejects, and in files nvcc
+/// compiles (the evaluator's functions are host-and-device there).
+template <class T, class P, std::size_t R, shape_t<R> S, bool Reduce>
+constexpr index_t packet_width() {
+#if defined(__CUDACC__)
+  return 1;
+#else
+  if constexpr (R == 0 || (!std::is_same_v<T, float> && !std::is_same_v<T, double>)) {
+    return 1;
+  } else {
+    constexpr bool flat = flat_ok<P, R, S>();
+    constexpr index_t native = index_t(xsimd::batch<T>::size);
+    constexpr index_t narrow = native < index_t(32 / sizeof(T)) ? native : index_t(32 / sizeof(T));
+    constexpr index_t along = flat ? extents_product(S) : S[R - 1];
+    constexpr bool costly = kernels::cpu::unroll_cost < cost_v<P>;
+    constexpr bool wide = flat && (!Reduce || costly);
+    index_t w = wide ? native : narrow;
+    while (w > 1 && along % w != 0) w /= 2;
+    return w;
+  }
+#endif
+}
+template <class T, class P, std::size_t R, shape_t<R> S, bool Reduce,
+          index_t W = packet_width<T, P, R, S, Reduce>()>
+inline constexpr index_t packet_lanes = [] {
+  if constexpr (W < 2)
+    return index_t(1);
+  else
+    return packet_ok<xsimd::make_sized_batch_t<T, std::size_t(W)>, P, R>() ? W : index_t(1);
+}();
+
+template <index_t N>
+inline constexpr shape_t<1> flat_shape{N};
+
+/// How assign runs fixed tree E (shape S) into a destination of T: `lanes` per host vector (1:
+/// element by element), `flat`: the elements as one row. (lz::explain says it.)
+struct packet_choice {
+  index_t lanes;
+  bool flat;
+};
+template <class T, class E, std::size_t R, shape_t<R> S>
+constexpr packet_choice packet_plan() {
+  using P = std::remove_cvref_t<decltype(prepare(std::declval<const E&>()))>;
+  if constexpr (!std::is_same_v<value_t<E>, T> || rank_v<P> != R)
+    return {1, false};
+  else
+    return {packet_lanes<T, P, R, S, false>, flat_ok<P, R, S>()};
+}
+
 /// A full reduction of a fixed tree, folded inline (no cache, no heap).
 template <class Op, class Fin, class E>
 LZ_INLINE auto reduce_now(const reduce_expr<Op, Fin, E>& r) {
   static_assert(static_shape_of<std::remove_cvref_t<E>>::batched == 0,
                 "lz: a reduction of batch operands has one value per item: assign it to an "
                 "lz::fixed_batch, or reduce one item (lz::sum(batch[i]))");
-  return fold<Op, Fin>(prepare(r.arg), single{});
+  const auto p = prepare(r.arg);
+  using P = std::remove_cvref_t<decltype(p)>;
+  using V = value_t<P>;
+  using A = typename Op::template acc_t<V>;
+  constexpr std::size_t R = rank_v<P>;
+  constexpr auto S = static_shape_of<P>::value;
+  constexpr index_t w = packet_lanes<V, P, R, S, true>;
+  constexpr bool min_max = std::is_same_v<Op, red::min_op> || std::is_same_v<Op, red::max_op>;
+  constexpr bool vector_op =
+      min_max || std::is_same_v<Op, red::sum_op> || std::is_same_v<Op, red::prod_op>;
+  if constexpr (vector_op && std::is_same_v<A, V> && w > 1) {
+    using B = xsimd::make_sized_batch_t<V, std::size_t(w)>;
+    constexpr bool flat = flat_ok<P, R, S>();
+    B acc{};
+    for_each_index<1, flat_shape<extents_product(S) / w>>(
+        [&](index_t k, const shape_t<1>&) LZ_INLINE_LAMBDA {
+          const B x = at(p, unflatten<R, S>(k * w), packet<B, flat>{});
+          acc = k == 0 ? x : B(Op::combine(acc, x));
+        });
+    alignas(B::arch_type::alignment()) V lane[w];
+    acc.store_aligned(lane);
+    A s = lane[0];
+    if constexpr (min_max) {
+      if (!fn::detail::any_lane(xsimd::isnan(acc))) { // numbers only: one vmaxsd per lane
+        LZ_UNROLL(16)
+        for (index_t j = 1; j < w; ++j) // on ties the later lane, as maximum(s, x) gives
+          if constexpr (std::is_same_v<Op, red::max_op>)
+            s = s > lane[j] ? s : lane[j];
+          else
+            s = s < lane[j] ? s : lane[j];
+        return Fin{}(s, extents_product(S));
+      }
+    }
+    LZ_UNROLL(16)
+    for (index_t j = 1; j < w; ++j) s = Op::combine(s, A(lane[j]));
+    return Fin{}(s, extents_product(S));
+  } else {
+    return fold<Op, Fin>(p, single{});
+  }
 }
 
 /// dst ⊕= e over the fixed shape S: every element of e is computed into a local array first,
-/// then stored (aliasing-safe: `E = E*E + E`). `strides` are the destination's, static for a
-/// fixed destination, run-time values for a dynamic one.
+/// then stored (aliasing-safe: `E = E*E + E`). `strides`: dense_destination, or a dynamic
+/// destination's strides (shape_t<R>, run-time values).
 template <assign_op Op, std::size_t R, shape_t<R> S, class T, class Strides, class E>
-LZ_INLINE void assign(T* dst, const Strides& strides, const E& e) {
+LZ_INLINE void assign(T* dst, const Strides& dst_strides, const E& e) {
   using V = value_t<E>;
   constexpr index_t n = extents_product(S);
+  constexpr bool dense = std::is_same_v<Strides, dense_destination>;
+  const shape_t<R> strides = [&] {
+    if constexpr (dense)
+      return right_strides(S);
+    else
+      return dst_strides;
+  }();
   const auto p = prepare(e);
   using P = std::remove_cvref_t<decltype(p)>;
-  if constexpr (Op == assign_op::set && std::is_same_v<V, T> && requires { P::static_size; } &&
-                std::is_same_v<Strides, shape_t<R>>) { // the tree was one product, computed
-    if (strides == right_strides(S)) {                 // whole: copy its vectors as they are
+  if constexpr (Op == assign_op::set && std::is_same_v<V, T> && requires { P::static_size; }) {
+    // the tree was one product, computed whole: copy its vectors as they are
+    if (dense || strides == right_strides(S)) {
       std::memcpy(dst, p.data(), sizeof(T) * std::size_t(n));
       return;
     }
   }
-  V tmp[n];
-  for_each_index<R, S>([&](index_t flat, const shape_t<R>& idx)
-                           LZ_INLINE_LAMBDA { tmp[flat] = at(p, child_index<E>(idx)); });
-  for_each_index<R, S>([&](index_t flat, const shape_t<R>& idx) LZ_INLINE_LAMBDA {
-    index_t off = 0;
-    for (std::size_t k = 0; k < R; ++k) off += idx[k] * strides[k];
-    dst[off] = static_cast<T>(fn::assign_combine<Op>(dst[off], tmp[flat]));
-  });
+  constexpr index_t w = packet_lanes<T, P, R, S, false>;
+  if constexpr (std::is_same_v<V, T> && rank_v<P> == R && w > 1) {
+    using B = xsimd::make_sized_batch_t<T, std::size_t(w)>;
+    constexpr bool flat = flat_ok<P, R, S>();
+    B tmp[n / w];
+    for_each_index<1, flat_shape<n / w>>([&](index_t k, const shape_t<1>&) LZ_INLINE_LAMBDA {
+      tmp[k] = at(p, unflatten<R, S>(k * w), packet<B, flat>{});
+    });
+    // Packet k holds elements k*w .. k*w+w-1 in row-major order (a packet along a row never
+    // crosses it): consecutive in the destination when it is dense, or, for packets along rows,
+    // when its rows are.
+    if (dense || (flat ? strides == right_strides(S) : strides[R - 1] == 1)) {
+      for_each_index<1, flat_shape<n / w>>([&](index_t k, const shape_t<1>&) LZ_INLINE_LAMBDA {
+        const shape_t<R> idx = unflatten<R, S>(k * w);
+        index_t off = 0;
+        for (std::size_t d = 0; d < R; ++d) off += idx[d] * strides[d];
+        if constexpr (Op == assign_op::set)
+          tmp[k].store_unaligned(dst + off);
+        else
+          B(fn::assign_combine<Op>(B::load_unaligned(dst + off), tmp[k]))
+              .store_unaligned(dst + off);
+      });
+    } else if constexpr (!dense) { // a dynamic destination laid out otherwise
+      T lane[n];
+      for (index_t k = 0; k < n / w; ++k) tmp[k].store_unaligned(lane + k * w);
+      for (index_t f = 0; f < n; ++f) {
+        const shape_t<R> idx = unflatten<R, S>(f);
+        index_t off = 0;
+        for (std::size_t d = 0; d < R; ++d) off += idx[d] * strides[d];
+        dst[off] = static_cast<T>(fn::assign_combine<Op>(dst[off], lane[f]));
+      }
+    }
+  } else {
+    V tmp[n];
+    for_each_index<R, S>([&](index_t flat, const shape_t<R>& idx)
+                             LZ_INLINE_LAMBDA { tmp[flat] = at(p, child_index<E>(idx)); });
+    for_each_index<R, S>([&](index_t flat, const shape_t<R>& idx) LZ_INLINE_LAMBDA {
+      index_t off = 0;
+      for (std::size_t k = 0; k < R; ++k) off += idx[k] * strides[k];
+      dst[off] = static_cast<T>(fn::assign_combine<Op>(dst[off], tmp[flat]));
+    });
+  }
 }
 
 } // namespace lz::detail::fixed_eval
@@ -903,12 +1135,13 @@ template <class T, index_t... N>
 template <detail::assign_op Op, class E>
 LZ_INLINE void fixed_tensor<T, N...>::assign(const E& e) {
   if constexpr (scalar_like<E>) { // a scalar converts as in C++ (docs/errors.md, "Narrowing")
-    detail::fixed_eval::assign<Op, rank, static_extents>(data_, static_strides,
-                                                         scalar_expr<T>{static_cast<T>(e)});
+    detail::fixed_eval::assign<Op, rank, static_extents>(
+        data_, detail::fixed_eval::dense_destination{}, scalar_expr<T>{static_cast<T>(e)});
   } else if constexpr (detail::static_tree_v<E>) {
     detail::check_fixed_assignment<T, E, N...>();
     if constexpr (detail::fixed_assignable<T, E, N...>())
-      detail::fixed_eval::assign<Op, rank, static_extents>(data_, static_strides, e);
+      detail::fixed_eval::assign<Op, rank, static_extents>(
+          data_, detail::fixed_eval::dense_destination{}, e);
   } else {
     detail::assign_to<Op>(view(), e);
   }

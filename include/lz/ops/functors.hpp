@@ -458,6 +458,18 @@ struct logical_not_fn {
 
 /// NaN-propagating maximum / minimum (NumPy's maximum/minimum, not fmax/fmin). NaN is tested as
 /// !(a == a), not a != a: xsimd 8's AVX `!=` is the ordered compare (_CMP_NEQ_OQ), false on NaN.
+/// Floating batches: batch_maximum / batch_minimum (lz/simd.hpp), three instructions on x86.
+namespace detail {
+template <class A>
+A batch_maximum(const A& a, const A& b);
+template <class A>
+A batch_minimum(const A& a, const A& b);
+template <class A, class B>
+inline constexpr bool float_batches = false;
+template <class A>
+requires batch_like<A>
+inline constexpr bool float_batches<A, A> = std::is_floating_point_v<typename A::value_type>;
+} // namespace detail
 struct maximum_fn {
   static constexpr const char* name = "maximum";
   static constexpr int cost = 2;
@@ -469,7 +481,10 @@ struct maximum_fn {
   template <class A, class B>
   requires(!device_scalars<A, B>) auto operator()(const A& a, const B& b) const
       -> decltype(select((a > b) | !(a == a), a, b)) {
-    return select((a > b) | !(a == a), a, b);
+    if constexpr (detail::float_batches<A, B>)
+      return detail::batch_maximum(a, b);
+    else
+      return select((a > b) | !(a == a), a, b);
   }
 };
 struct minimum_fn {
@@ -483,7 +498,10 @@ struct minimum_fn {
   template <class A, class B>
   requires(!device_scalars<A, B>) auto operator()(const A& a, const B& b) const
       -> decltype(select((a < b) | !(a == a), a, b)) {
-    return select((a < b) | !(a == a), a, b);
+    if constexpr (detail::float_batches<A, B>)
+      return detail::batch_minimum(a, b);
+    else
+      return select((a < b) | !(a == a), a, b);
   }
 };
 
