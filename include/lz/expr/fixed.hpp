@@ -15,7 +15,7 @@
 
 #include <lz/expr/nodes.hpp>
 #include <lz/expr/tensor.hpp>
-#include <lz/kernels/cpu/row.hpp>
+#include <lz/expr/traverse.hpp>
 #include <lz/ops/functors.hpp>
 #include <lz/ops/reduce_ops.hpp>
 #include <lz/simd.hpp>
@@ -917,7 +917,7 @@ constexpr bool packet_ok() {
              (X::static_layout.extents[R - 1] == 1 || X::static_layout.strides[R - 1] == 1);
   } else if constexpr (std::is_same_v<K, map_kind>) {
     return []<class F, class... A>(const map_expr<F, A...>*) {
-      return std::is_same_v<kernels::cpu::batch_result_t<B, X>, B> &&
+      return std::is_same_v<batch_result_t<B, X>, B> &&
              ((rank_v<A> == 0 ? packet_ok<B, A, 0>() : packet_ok<B, A, R>()) && ...);
     }(static_cast<const X*>(nullptr));
   } else if constexpr (is_product<X>) {
@@ -978,7 +978,7 @@ constexpr index_t packet_width() {
     constexpr index_t native = index_t(xsimd::batch<T>::size);
     constexpr index_t narrow = native < index_t(32 / sizeof(T)) ? native : index_t(32 / sizeof(T));
     constexpr index_t along = flat ? extents_product(S) : S[R - 1];
-    constexpr bool costly = kernels::cpu::unroll_cost < cost_v<P>;
+    constexpr bool costly = unroll_cost < cost_v<P>;
     constexpr bool wide = flat && (!Reduce || costly);
     index_t w = wide ? native : narrow;
     while (w > 1 && along % w != 0) w /= 2;

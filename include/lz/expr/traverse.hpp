@@ -1,6 +1,7 @@
 // Traversals over expression trees, shared by every backend:
 //   leaf_count_v   memory operands of a tree (tensors, views, materialized opaque nodes)
 //   cost_v         per-element work in "adds" (drives the threading decision)
+//   batch_result_t the type a tree yields on xsimd batches (void: some functor takes none)
 //   flatten        fills one operand descriptor (pointer + strides in the tree's dimensions)
 //                  per memory leaf, in depth-first order. Every extent-1 dim of a leaf gets
 //                  stride 0: whatever extent the loop has there, the leaf reads its element 0
@@ -202,6 +203,47 @@ std::size_t flatten(const E& e, operand* out, const Exec& ex, Store& temps) {
     return n;
   }
 }
+
+// Type tree E yields on batches B (void when some functor cannot take batches). Worked out on
+// the functors' declared signatures (std::is_invocable), never by instantiating a body: a user
+// function written for scalars only, `lz::map([](float x) {...}, a)`, must select the scalar
+// path, not fail to compile inside a deduced return type.
+template <class B, class E>
+struct batch_result {
+  using type = void;
+};
+template <class B, class E>
+using batch_result_t = typename batch_result<B, std::remove_cvref_t<E>>::type;
+
+template <class B, class... R>
+struct invoke_batches {
+  using type = void;
+};
+template <class B, class F, class... R>
+requires(!(std::is_void_v<R> || ...) &&
+         std::is_invocable_v<const F&, const R&...>) struct invoke_batches<B, F, R...> {
+  using type = std::remove_cvref_t<std::invoke_result_t<const F&, const R&...>>;
+};
+
+template <class B, class E>
+requires(std::is_same_v<kind_t<E>, leaf_kind> || std::is_same_v<kind_t<E>, opaque_kind> ||
+         std::is_same_v<kind_t<E>, scalar_kind>) struct batch_result<B, E> {
+  using type = B;
+};
+template <class B, class F, class... A>
+struct batch_result<B, map_expr<F, A...>> {
+  using type = typename invoke_batches<B, F, batch_result_t<B, A>...>::type;
+};
+template <class B, class E>
+requires(std::is_same_v<kind_t<E>, permute_kind> ||
+         std::is_same_v<kind_t<E>, broadcast_kind>) struct batch_result<B, E> {
+  using type = batch_result_t<B, decltype(std::declval<const E&>().arg)>;
+};
+
+/// Trees costing at most this many adds per element are cheap: the fusion pass's loops unroll
+/// them 4 batches deep at 256 bits (kernels/cpu/row.hpp), fixed trees keep their reductions at
+/// 256 bits (expr/fixed.hpp).
+inline constexpr int unroll_cost = 8;
 
 } // namespace lz::detail
 

@@ -222,45 +222,10 @@ constexpr bool all_lanes_are() {
     return std::is_same_v<value_t<E>, L>;
 }
 
-// Type tree E yields on batches B (void when some functor cannot take batches). Worked out on
-// the functors' declared signatures (std::is_invocable), never by instantiating a body: a user
-// function written for scalars only, `lz::map([](float x) {...}, a)`, must select the scalar
-// path, not fail to compile inside a deduced return type.
-template <class B, class E>
-struct batch_result {
-  using type = void;
-};
-template <class B, class E>
-using batch_result_t = typename batch_result<B, std::remove_cvref_t<E>>::type;
-
-template <class B, class... R>
-struct invoke_batches {
-  using type = void;
-};
-template <class B, class F, class... R>
-requires(!(std::is_void_v<R> || ...) &&
-         std::is_invocable_v<const F&, const R&...>) struct invoke_batches<B, F, R...> {
-  using type = std::remove_cvref_t<std::invoke_result_t<const F&, const R&...>>;
-};
-
-template <class B, class E>
-requires(std::is_same_v<detail::kind_t<E>, detail::leaf_kind> ||
-         std::is_same_v<detail::kind_t<E>, detail::opaque_kind> ||
-         std::is_same_v<detail::kind_t<E>, detail::scalar_kind>) struct batch_result<B, E> {
-  using type = B;
-};
-template <class B, class F, class... A>
-struct batch_result<B, map_expr<F, A...>> {
-  using type = typename invoke_batches<B, F, batch_result_t<B, A>...>::type;
-};
-template <class B, class E>
-requires(std::is_same_v<detail::kind_t<E>, detail::permute_kind> ||
-         std::is_same_v<detail::kind_t<E>, detail::broadcast_kind>) struct batch_result<B, E> {
-  using type = batch_result_t<B, decltype(std::declval<const E&>().arg)>;
-};
-
-/// Trees costing at most this many adds per element get their loop unrolled 4 batches deep.
-inline constexpr int unroll_cost = 8;
+// batch_result_t (the type a tree yields on batches) and unroll_cost live with the other tree
+// traversals (expr/traverse.hpp): the fixed-size evaluator uses them too.
+using detail::batch_result_t;
+using detail::unroll_cost;
 
 #if XSIMD_WITH_AVX512F && XSIMD_WITH_FMA3_AVX2
 /// The batches of cheap trees on an AVX-512 target: 256 bits. A tree of a few adds per element
