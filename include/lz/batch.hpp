@@ -159,8 +159,7 @@ constexpr bool lanes_ok() {
            lanes_ok<T, decltype(std::declval<X>().rhs)>();
   } else if constexpr (fixed_eval::is_item_reduce<X>) {
     return []<class Op, class Fin, class A>(const fixed_eval::item_reduce<Op, Fin, A>*) {
-      constexpr bool op = std::is_same_v<Op, red::sum_op> || std::is_same_v<Op, red::prod_op> ||
-                          std::is_same_v<Op, red::min_op> || std::is_same_v<Op, red::max_op>;
+      constexpr bool op = red::lane_op<Op>;
       constexpr bool fin = std::is_same_v<Fin, red::identity_fin> ||
                            std::is_same_v<Fin, red::sqrt_fin> || std::is_same_v<Fin, red::mean_fin>;
       return op && fin && lanes_ok<T, A>();

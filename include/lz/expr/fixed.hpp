@@ -1027,9 +1027,7 @@ LZ_INLINE auto reduce_now(const reduce_expr<Op, Fin, E>& r) {
   constexpr auto S = static_shape_of<P>::value;
   constexpr index_t w = packet_lanes<V, P, R, S, true>;
   constexpr bool min_max = std::is_same_v<Op, red::min_op> || std::is_same_v<Op, red::max_op>;
-  constexpr bool vector_op =
-      min_max || std::is_same_v<Op, red::sum_op> || std::is_same_v<Op, red::prod_op>;
-  if constexpr (vector_op && std::is_same_v<A, V> && w > 1) {
+  if constexpr (red::lane_op<Op> && std::is_same_v<A, V> && w > 1) {
     using B = xsimd::make_sized_batch_t<V, std::size_t(w)>;
     constexpr bool flat = flat_ok<P, R, S>();
     B acc{};
@@ -1083,10 +1081,11 @@ LZ_INLINE void assign(T* dst, const Strides& dst_strides, const E& e) {
       return;
     }
   }
-  constexpr index_t w = packet_lanes<T, P, R, S, false>;
-  if constexpr (std::is_same_v<V, T> && rank_v<P> == R && w > 1) {
+  constexpr packet_choice pk = packet_plan<T, E, R, S>(); // (what lz::explain prints)
+  if constexpr (pk.lanes > 1) {
+    constexpr index_t w = pk.lanes;
+    constexpr bool flat = pk.flat;
     using B = xsimd::make_sized_batch_t<T, std::size_t(w)>;
-    constexpr bool flat = flat_ok<P, R, S>();
     B tmp[n / w];
     for_each_index<1, flat_shape<n / w>>([&](index_t k, const shape_t<1>&) LZ_INLINE_LAMBDA {
       tmp[k] = at(p, unflatten<R, S>(k * w), packet<B, flat>{});

@@ -117,6 +117,12 @@ struct max_op {
   }
 };
 
+/// The reductions whose combine runs on xsimd batches lane by lane (fixed trees and batches fold
+/// their vectors with it).
+template <class Op>
+inline constexpr bool lane_op = std::is_same_v<Op, sum_op> || std::is_same_v<Op, prod_op> ||
+                                std::is_same_v<Op, min_op> || std::is_same_v<Op, max_op>;
+
 struct any_op {
   static constexpr const char* name = "any";
   static constexpr bool has_identity = true;
