@@ -188,6 +188,23 @@ A batch_minimum(const A& a, const A& b) {
   else
     return xsimd::select((a < b) | xsimd::isnan(a), a, b);
 }
+// The larger (smaller) of a and b lane by lane where neither is NaN, on ties b: x86's max (min)
+// as above, a compare and a blend on AVX-512 and elsewhere. For callers that test for NaN apart
+// (a fixed tree's max(A): one test for the whole fold instead of a blend in every step).
+template <class A>
+A batch_max_numbers(const A& a, const A& b) {
+  if constexpr (x86_max_min<A>)
+    return xsimd::max(a, b);
+  else
+    return xsimd::select(a > b, a, b);
+}
+template <class A>
+A batch_min_numbers(const A& a, const A& b) {
+  if constexpr (x86_max_min<A>)
+    return xsimd::min(a, b);
+  else
+    return xsimd::select(a < b, a, b);
+}
 // Declared in lz/ops/functors.hpp: the product in the unsigned lanes (the same bits, defined).
 template <class A>
 A wrapping_mul(const A& a, const A& b) {

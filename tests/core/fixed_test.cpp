@@ -387,6 +387,7 @@ BOOST_AUTO_TEST_CASE(fixed_trees_run_on_simd_vectors_where_every_operand_allows)
 BOOST_AUTO_TEST_CASE(simd_fixed_trees_match_the_dynamic_engine_in_every_form) {
   std::mt19937_64 g(30);
   const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
   lz::matrix4d A, B, C, D;
   lz::fixed_matrix<double, 4, 1> col, col2;
   fill_random(A, g), fill_random(B, g), fill_random(C, g), fill_random(col, g);
@@ -410,7 +411,15 @@ BOOST_AUTO_TEST_CASE(simd_fixed_trees_match_the_dynamic_engine_in_every_form) {
       BOOST_TEST(std::isnan(D.data()[i]) == (i == k), "NaN at " << k << ", element " << i);
     BOOST_TEST(std::isnan(double(lz::max(N))));
     BOOST_TEST(std::isnan(double(lz::min(N))));
+    BOOST_TEST(std::isnan(double(lz::max(N * 2.0 + 1.0))));
     BOOST_TEST(std::isnan(double(lz::sum(N * 2.0))));
+    // ... and without NaN the extreme is found in every lane position (infinities included).
+    N = A;
+    N.data()[k] = k % 2 ? inf : 1e300;
+    N.data()[15 - k] = k % 2 ? -inf : -1e300;
+    BOOST_TEST(double(lz::max(N)) == N.data()[k]);
+    BOOST_TEST(double(lz::min(N)) == N.data()[15 - k]);
+    BOOST_TEST(double(lz::max(-N)) == -N.data()[15 - k]);
   }
   lz::matrix4d S = lz::abs(A);
   S(1, 2) = -4.0;
