@@ -9,6 +9,8 @@
 //   build/perf/w3_paired 100000 101      # n = 1e5 (in cache), 101 rounds
 //   build/perf/w3_paired 10000000 21 cpu # in this thread's CPU time (a loaded machine)
 //   LZ_CONFIG=c.cfg build/perf/w3_paired # with other tuning (reduce_block, reduce_prefetch)
+//   build/perf/w3_paired 100000 101 cpu max  # s = max(abs(x - y)) instead: lz::max propagates
+//                                            # NaN, Eigen's maxCoeff and the hand loop do not
 #include <support/anchors.hpp>
 #include <support/bench_support.hpp>
 #include <support/w3.hpp>
@@ -27,6 +29,14 @@ namespace {
 using lz_perf::median;
 
 bool cpu_time = false; // time blocks in this thread's CPU time, not wall time
+bool max_form = false; // s = max(abs(x - y))
+
+double hand_max(const double* x, const double* y, long n) {
+  double m = 0;
+#pragma omp simd reduction(max : m)
+  for (long i = 0; i < n; ++i) m = std::max(m, std::fabs(x[i] - y[i]));
+  return m;
+}
 
 template <class F>
 double ns_per_call(F&& f, long calls) {
@@ -46,12 +56,16 @@ void run(long n, int rounds) {
   const long calls = std::max(3L, 20'000'000L / (n + 100)); // a few ms to ~0.3 s per block
   volatile double sink = 0;
   double s_lz = 0, s_hand = 0;
-  auto lazuli = [&] { sink = s_lz = lz::sum(lz::square(x - y)); };
-  auto handf = [&] { sink = s_hand = lz_perf::w3_simd(a[0], a[1], 0, n); };
+  auto lazuli = [&] {
+    sink = s_lz = max_form ? double(lz::max(lz::abs(x - y))) : double(lz::sum(lz::square(x - y)));
+  };
+  auto handf = [&] {
+    sink = s_hand = max_form ? hand_max(a[0], a[1], n) : lz_perf::w3_simd(a[0], a[1], 0, n);
+  };
 #if LZ_HAVE_EIGEN
   using V = Eigen::Map<const Eigen::VectorXd, Eigen::Aligned64>;
   const V ex(a[0], n), ey(a[1], n);
-  auto eigen = [&] { sink = (ex - ey).squaredNorm(); };
+  auto eigen = [&] { sink = max_form ? (ex - ey).cwiseAbs().maxCoeff() : (ex - ey).squaredNorm(); };
 #endif
   std::vector<double> tl, th, te, rh, re;
   for (int r = 0; r < rounds; ++r) {
@@ -70,11 +84,12 @@ void run(long n, int rounds) {
   }
   (void)sink;
   if (std::abs(s_lz - s_hand) > 1e-9 * std::abs(s_hand)) {
-    std::printf("W3 n=%ld: lazuli %.17g differs from the hand loop %.17g\n", n, s_lz, s_hand);
+    std::printf("n=%ld: lazuli %.17g differs from the hand loop %.17g\n", n, s_lz, s_hand);
     std::exit(1);
   }
-  std::printf("W3 n=%ld, %d rounds of %ld calls: lazuli %.2f us, hand %.2f us", n, rounds, calls,
-              1e-3 * median(tl), 1e-3 * median(th));
+  std::printf("%s n=%ld, %d rounds of %ld calls: lazuli %.2f us, hand %.2f us",
+              max_form ? "max(abs(x - y))" : "W3", n, rounds, calls, 1e-3 * median(tl),
+              1e-3 * median(th));
   if (!te.empty()) std::printf(", Eigen %.2f us", 1e-3 * median(te));
   std::printf(" (medians, %s time)\n", cpu_time ? "thread CPU" : "wall");
   line("hand", rh);
@@ -87,5 +102,6 @@ int main(int argc, char** argv) {
   const long n = argc > 1 ? std::atol(argv[1]) : 10'000'000L;
   const int rounds = argc > 2 ? std::atoi(argv[2]) : 21;
   cpu_time = argc > 3 && std::string(argv[3]) == "cpu";
+  max_form = argc > 4 && std::string(argv[4]) == "max";
   run(n, rounds);
 }

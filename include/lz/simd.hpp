@@ -162,11 +162,13 @@ bool any_lane(const M& m) {
 }
 // Declared in lz/ops/functors.hpp: NumPy's maximum / minimum (NaN propagates; on ties, b). x86's
 // max and min return their second operand when either is NaN, so only a's NaN needs putting back:
-// an unordered compare, the max, a blend. The portable form (compare, unordered compare, or,
-// blend) took 2x the time of Eigen's non-propagating max in a 4×4 maximum(A, 0); with xsimd's
-// `!` of a mask (an integer compare with zero, in halves on AVX) it took 4x.
-// (Not on AVX-512: comparisons there set mask registers, and GCC 12 warns that the
-// _mm512_undefined_pd() inside _mm512_max_pd is used uninitialised, in the user's function.)
+// on AVX and SSE an unordered compare, the max, a blend; on AVX-512 an ordered compare into a mask
+// register and the max under that mask (a's lanes kept where a is NaN), two instructions. The
+// portable form (compare, unordered compare, or, blend) took 2x the time of Eigen's
+// non-propagating max in a 4×4 maximum(A, 0); with xsimd's `!` of a mask (an integer compare
+// with zero, in halves on AVX) it took 4x. (AVX-512 uses the masked max, whose pass-through
+// operand is a: GCC 12 warns that the _mm512_undefined_pd() inside the unmasked _mm512_max_pd is
+// used uninitialised, in the user's function.)
 template <class A>
 inline constexpr bool x86_max_min =
 #if XSIMD_WITH_SSE2
@@ -175,33 +177,73 @@ inline constexpr bool x86_max_min =
     false;
 #endif
 template <class A>
+inline constexpr bool avx512_max_min =
+#if XSIMD_WITH_AVX512F
+    std::is_base_of_v<xsimd::avx512f, typename A::arch_type> &&
+    (std::is_same_v<typename A::value_type, double> ||
+     std::is_same_v<typename A::value_type, float>);
+#else
+    false;
+#endif
+#if XSIMD_WITH_AVX512F
+// max (Max true) or min of a and b in the lanes of mask k, a elsewhere (AVX-512 float/double).
+template <bool Max, class A, class K>
+A avx512_masked_max_min(const A& a, K k, const A& b) {
+  if constexpr (std::is_same_v<typename A::value_type, double>)
+    return Max ? A(_mm512_mask_max_pd(a, __mmask8(k), a, b))
+               : A(_mm512_mask_min_pd(a, __mmask8(k), a, b));
+  else
+    return Max ? A(_mm512_mask_max_ps(a, __mmask16(k), a, b))
+               : A(_mm512_mask_min_ps(a, __mmask16(k), a, b));
+}
+template <class A>
+auto avx512_not_nan(const A& a) {
+  if constexpr (std::is_same_v<typename A::value_type, double>)
+    return _mm512_cmp_pd_mask(a, a, _CMP_ORD_Q);
+  else
+    return _mm512_cmp_ps_mask(a, a, _CMP_ORD_Q);
+}
+#endif
+template <class A>
 A batch_maximum(const A& a, const A& b) {
-  if constexpr (x86_max_min<A>)
-    return xsimd::select(xsimd::isnan(a), a, xsimd::max(a, b));
+  if constexpr (x86_max_min<A>) return xsimd::select(xsimd::isnan(a), a, xsimd::max(a, b));
+#if XSIMD_WITH_AVX512F
+  else if constexpr (avx512_max_min<A>)
+    return avx512_masked_max_min<true>(a, avx512_not_nan(a), b);
+#endif
   else
     return xsimd::select((a > b) | xsimd::isnan(a), a, b);
 }
 template <class A>
 A batch_minimum(const A& a, const A& b) {
-  if constexpr (x86_max_min<A>)
-    return xsimd::select(xsimd::isnan(a), a, xsimd::min(a, b));
+  if constexpr (x86_max_min<A>) return xsimd::select(xsimd::isnan(a), a, xsimd::min(a, b));
+#if XSIMD_WITH_AVX512F
+  else if constexpr (avx512_max_min<A>)
+    return avx512_masked_max_min<false>(a, avx512_not_nan(a), b);
+#endif
   else
     return xsimd::select((a < b) | xsimd::isnan(a), a, b);
 }
-// The larger (smaller) of a and b lane by lane where neither is NaN, on ties b: x86's max (min)
-// as above, a compare and a blend on AVX-512 and elsewhere. For callers that test for NaN apart
-// (a fixed tree's max(A): one test for the whole fold instead of a blend in every step).
+// The larger (smaller) of a and b lane by lane where neither is NaN, on ties b: x86's max (min),
+// a compare and a blend where neither of the forms above applies. For callers that test for NaN
+// apart (a fixed tree's max(A): one test for the whole fold instead of a blend in every step).
 template <class A>
 A batch_max_numbers(const A& a, const A& b) {
-  if constexpr (x86_max_min<A>)
-    return xsimd::max(a, b);
+  if constexpr (x86_max_min<A>) return xsimd::max(a, b);
+#if XSIMD_WITH_AVX512F
+  else if constexpr (avx512_max_min<A>)
+    return avx512_masked_max_min<true>(a, ~0u, b);
+#endif
   else
     return xsimd::select(a > b, a, b);
 }
 template <class A>
 A batch_min_numbers(const A& a, const A& b) {
-  if constexpr (x86_max_min<A>)
-    return xsimd::min(a, b);
+  if constexpr (x86_max_min<A>) return xsimd::min(a, b);
+#if XSIMD_WITH_AVX512F
+  else if constexpr (avx512_max_min<A>)
+    return avx512_masked_max_min<false>(a, ~0u, b);
+#endif
   else
     return xsimd::select(a < b, a, b);
 }
