@@ -11,7 +11,7 @@
 # The builds (the AVX2-only one with -DLZ_NATIVE=OFF -DCMAKE_CXX_FLAGS=-march=x86-64-v3):
 #   cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DLZ_BUILD_PERF=ON
 #   cmake --build build -j --target products_bench w1_paired w3_paired elementwise_bench \
-#     w13_tall_gemv 06_tuning
+#     w13_tall_gemv w8_fixed 06_tuning
 set -u
 if [ $# -lt 1 ]; then
   echo "usage: bash perf/every_cpu.sh BUILD_DIR [BUILD_DIR...]" >&2
@@ -60,8 +60,10 @@ for b in "$@"; do
   # W1 in cache (n = 1e3, and one past it): lazuli/hand, thread CPU time.
   run "$p/w1_paired" 1000 41 cpu
   run "$p/w1_paired" 1001 41 cpu
-  # W3 from memory: lazuli/Eigen.
+  # W3 from memory: lazuli/Eigen; and NaN-propagating max(abs(x - y)) in cache (the maximum's
+  # AVX-512 form, docs/decisions/fixed-trees-on-simd-vectors.md).
   run "$p/w3_paired" 10000000 21 cpu
+  run "$p/w3_paired" 10000 101 cpu max
   # W1 n = 1e7 against the best peer, W2 against xtensor: one thread.
   run env LZ_NUM_THREADS=1 "$p/elementwise_bench" \
     --benchmark_filter='^(W1/(lazuli|hand|eigen|armadillo)/10000000|W2/(lazuli|xtensor_noalias)/10000000)' \
@@ -69,4 +71,7 @@ for b in "$@"; do
     --benchmark_report_aggregates_only=true
   # W13: transpose(X) * r, 100,000 x 100 row-major, on all threads, against Eigen's gemv.
   run "$p/w13_tall_gemv" 100000 100 41
+  # W8 fixed-size 4x4 trees against Eigen (exp(A) runs 512-bit through the library's exp: is
+  # that faster than 256-bit inlined on this core? docs/decisions/fixed-trees-on-simd-vectors.md)
+  run "$p/w8_fixed" 21
 done
