@@ -224,28 +224,18 @@ A batch_minimum(const A& a, const A& b) {
   else
     return xsimd::select((a < b) | xsimd::isnan(a), a, b);
 }
-// The larger (smaller) of a and b lane by lane where neither is NaN, on ties b: x86's max (min),
-// a compare and a blend where neither of the forms above applies. For callers that test for NaN
-// apart (a fixed tree's max(A): one test for the whole fold instead of a blend in every step).
-template <class A>
-A batch_max_numbers(const A& a, const A& b) {
-  if constexpr (x86_max_min<A>) return xsimd::max(a, b);
+// The larger (Max) or smaller of a and b lane by lane where neither is NaN, on ties b: x86's max
+// or min, a compare and a blend where neither of the forms above applies. For callers that test
+// for NaN apart (a fixed tree's max(A): one test for the whole fold instead of a blend per step).
+template <bool Max, class A>
+A batch_numbers(const A& a, const A& b) {
+  if constexpr (x86_max_min<A>) return Max ? xsimd::max(a, b) : xsimd::min(a, b);
 #if XSIMD_WITH_AVX512F
   else if constexpr (avx512_max_min<A>)
-    return avx512_masked_max_min<true>(a, ~0u, b);
+    return avx512_masked_max_min<Max>(a, ~0u, b);
 #endif
   else
-    return xsimd::select(a > b, a, b);
-}
-template <class A>
-A batch_min_numbers(const A& a, const A& b) {
-  if constexpr (x86_max_min<A>) return xsimd::min(a, b);
-#if XSIMD_WITH_AVX512F
-  else if constexpr (avx512_max_min<A>)
-    return avx512_masked_max_min<false>(a, ~0u, b);
-#endif
-  else
-    return xsimd::select(a < b, a, b);
+    return xsimd::select(Max ? a > b : a < b, a, b);
 }
 // Declared in lz/ops/functors.hpp: the product in the unsigned lanes (the same bits, defined).
 template <class A>

@@ -1034,49 +1034,38 @@ LZ_INLINE auto reduce_now(const reduce_expr<Op, Fin, E>& r) {
   constexpr auto S = static_shape_of<P>::value;
   constexpr index_t w = packet_lanes<V, P, R, S, true>;
   constexpr bool min_max = std::is_same_v<Op, red::min_op> || std::is_same_v<Op, red::max_op>;
+  constexpr bool is_max = std::is_same_v<Op, red::max_op>;
   if constexpr (red::lane_op<Op> && std::is_same_v<A, V> && w > 1) {
     using B = xsimd::make_sized_batch_t<V, std::size_t(w)>;
     constexpr bool flat = flat_ok<P, R, S>();
-    alignas(B::arch_type::alignment()) V lane[w];
-    if constexpr (min_max) {
-      // Numbers only in the fold (x86's max, on ties the later vector, as maximum(s, x) gives);
-      // NaN is tested once for all of them, and a tree holding one folds again element by
-      // element, propagating it as the dynamic engine does.
-      B acc{};
-      typename B::batch_bool_type nan{};
-      for_each_index<1, flat_shape<extents_product(S) / w>>(
-          [&](index_t k, const shape_t<1>&) LZ_INLINE_LAMBDA {
-            const B x = at(p, unflatten<R, S>(k * w), packet<B, flat>{});
+    // min and max fold numbers only (x86's max, on ties the later vector, as maximum(s, x)
+    // gives) and test for NaN once for all vectors: a tree holding one folds again element by
+    // element, propagating it as the dynamic engine does.
+    B acc{};
+    [[maybe_unused]] typename B::batch_bool_type nan{};
+    for_each_index<1, flat_shape<extents_product(S) / w>>(
+        [&](index_t k, const shape_t<1>&) LZ_INLINE_LAMBDA {
+          const B x = at(p, unflatten<R, S>(k * w), packet<B, flat>{});
+          if constexpr (min_max) {
             const auto bad = xsimd::isnan(x);
-            if constexpr (std::is_same_v<Op, red::max_op>)
-              acc = k == 0 ? x : fn::detail::batch_max_numbers(acc, x);
-            else
-              acc = k == 0 ? x : fn::detail::batch_min_numbers(acc, x);
             nan = k == 0 ? bad : nan | bad;
-          });
-      if (fn::detail::any_lane(nan)) return fold_called<Op, Fin>(p);
-      acc.store_aligned(lane);
-      A s = lane[0];
-      LZ_UNROLL(16)
-      for (index_t j = 1; j < w; ++j) // one vmaxsd per lane; on ties the later lane
-        if constexpr (std::is_same_v<Op, red::max_op>)
-          s = s > lane[j] ? s : lane[j];
-        else
-          s = s < lane[j] ? s : lane[j];
-      return Fin{}(s, extents_product(S));
-    } else {
-      B acc{};
-      for_each_index<1, flat_shape<extents_product(S) / w>>(
-          [&](index_t k, const shape_t<1>&) LZ_INLINE_LAMBDA {
-            const B x = at(p, unflatten<R, S>(k * w), packet<B, flat>{});
+            acc = k == 0 ? x : fn::detail::batch_numbers<is_max>(acc, x);
+          } else {
             acc = k == 0 ? x : B(Op::combine(acc, x));
-          });
-      acc.store_aligned(lane);
-      A s = lane[0];
-      LZ_UNROLL(16)
-      for (index_t j = 1; j < w; ++j) s = Op::combine(s, A(lane[j]));
-      return Fin{}(s, extents_product(S));
-    }
+          }
+        });
+    if constexpr (min_max)
+      if (fn::detail::any_lane(nan)) return fold_called<Op, Fin>(p);
+    alignas(B::arch_type::alignment()) V lane[w];
+    acc.store_aligned(lane);
+    A s = lane[0];
+    LZ_UNROLL(16)
+    for (index_t j = 1; j < w; ++j) // min/max: one vmaxsd per lane, on ties the later lane
+      if constexpr (min_max)
+        s = (is_max ? s > lane[j] : s < lane[j]) ? s : lane[j];
+      else
+        s = Op::combine(s, A(lane[j]));
+    return Fin{}(s, extents_product(S));
   } else {
     return fold<Op, Fin>(p, single{});
   }
