@@ -8,6 +8,11 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <vector>
+
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
 
 namespace lz::kernels::cpu {
 namespace {
@@ -37,17 +42,121 @@ constexpr std::array<index_t, max_operands> no_strides{};
 // 1.04-1.07x (the calls).
 constexpr index_t prefetch_span = 128;
 
+// A short row's padded batch per leaf (slab_short): bytes (the widest batch of any target), and
+// leaves padded in the frame (more: on the heap).
+constexpr index_t short_batch_bytes = 64;
+constexpr int short_leaves = 8;
+
+// The batch of `wb` bytes at b: the row's first element `pad` times, then its cols elements,
+// es bytes each, ss bytes apart.
+LZ_INLINE void pad_short_row(char* b, const char* src, index_t es, index_t ss, index_t pad,
+                             index_t cols, index_t wb) {
+  // A contiguous row of 4- or 8-byte elements: a masked load blended with the first element,
+  // one store, so that the slab's load of the batch is forwarded from it (built from one store
+  // per element, it waited for them to reach the cache: sum(x) of 3 doubles 9 ns slower).
+  auto first = [src]<class U>(U) {
+    U v;
+    std::memcpy(&v, src, sizeof(U));
+    return v;
+  };
+#if defined(__AVX512F__)
+  if (wb == 64 && ss == es && (es == 8 || es == 4)) {
+    if (es == 8) {
+      const __m512i f = _mm512_set1_epi64(first(0LL));
+      const __mmask8 m = __mmask8(((1u << cols) - 1) << pad);
+      _mm512_store_si512(b, _mm512_mask_loadu_epi64(f, m, src - pad * 8));
+    } else {
+      const __m512i f = _mm512_set1_epi32(first(0));
+      const __mmask16 m = __mmask16(((1u << cols) - 1) << pad);
+      _mm512_store_si512(b, _mm512_mask_loadu_epi32(f, m, src - pad * 4));
+    }
+    return;
+  }
+#endif
+#if defined(__AVX2__)
+  if (wb == 32 && ss == es && (es == 8 || es == 4)) {
+    // 4-byte lanes [pad * es / 4, 32 / 4) of the row; the masked-off ones are not read.
+    const int lo = int(pad * es / 4);
+    const __m256i m =
+        _mm256_cmpgt_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32(lo - 1));
+    const __m256i v = _mm256_maskload_epi32(reinterpret_cast<const int*>(src - pad * es), m);
+    const __m256i f = es == 8 ? _mm256_set1_epi64x(first(0LL)) : _mm256_set1_epi32(first(0));
+    _mm256_store_si256(reinterpret_cast<__m256i*>(b), _mm256_blendv_epi8(f, v, m));
+    return;
+  }
+#endif
+  gather_elements(b, src, 0, pad, es);
+  gather_elements(b + pad * es, src, ss, cols, es);
+}
+
+// k.slab over rows shorter than a batch, each row's leaves gathered (any stride, 0 included) to
+// the end of one batch per leaf at `base` (short_batch_bytes apart), padded before them with the
+// row's first element (the padding lanes are never counted, but an integer division by a
+// padding zero would trap); p: room for the n operand pointers.
+LZ_INLINE void slab_short_rows(const reduce_kernels& k, const void* ctx, const detail::operand* ops,
+                               int n, char* const* ptr, const index_t* s_in, const index_t* s_out,
+                               index_t rows, index_t cols, index_t first, index_t row_step,
+                               void* st, unsigned char* base, char** p) {
+  const index_t pad = k.simd_width - cols;
+  p[0] = ptr[0]; // (the destination is not read)
+  for (index_t r = 0; r < rows; ++r) {
+    for (int j = 1; j < n; ++j) {
+      const index_t es = ops[j].esize;
+      char* b = reinterpret_cast<char*>(base + (j - 1) * short_batch_bytes);
+      pad_short_row(b, ptr[j] + r * s_out[j], es, s_in[j] * es, pad, cols, k.simd_width * es);
+      p[j] = b + pad * es;
+    }
+    k.slab(ctx, p, s_in, s_out, 1, cols, first + r * row_step, 0, st);
+  }
+}
+
+// slab_short_rows for trees of more than short_leaves leaves: the batches on the heap.
+LZ_NOINLINE void slab_short_wide(const reduce_kernels& k, const void* ctx,
+                                 const detail::operand* ops, int n, char* const* ptr,
+                                 const index_t* s_in, const index_t* s_out, index_t rows,
+                                 index_t cols, index_t first, index_t row_step, void* st) {
+  std::vector<unsigned char> heap(std::size_t((n - 1) * short_batch_bytes + 64));
+  unsigned char* base =
+      heap.data() + (64 - reinterpret_cast<std::uintptr_t>(heap.data()) % 64) % 64;
+  char* p[max_operands];
+  slab_short_rows(k, ctx, ops, n, ptr, s_in, s_out, rows, cols, first, row_step, st, base, p);
+}
+
+// slab_short_rows with the batches in the frame. Out of line: other calls do not pay its frame.
+LZ_NOINLINE void slab_short(const reduce_kernels& k, const void* ctx, const detail::operand* ops,
+                            int n, char* const* ptr, const index_t* s_in, const index_t* s_out,
+                            index_t rows, index_t cols, index_t first, index_t row_step, void* st) {
+  if (n - 1 > short_leaves)
+    return slab_short_wide(k, ctx, ops, n, ptr, s_in, s_out, rows, cols, first, row_step, st);
+  alignas(64) unsigned char local[short_leaves][short_batch_bytes];
+  char* p[short_leaves + 1];
+  slab_short_rows(k, ctx, ops, n, ptr, s_in, s_out, rows, cols, first, row_step, st, local[0], p);
+}
+
 // k.slab over `rows` rows of `cols` elements (leaf j at ptr[j], s_in[j] elements between
-// columns, s_out[j] bytes between rows), first prefetching, when `prefetch` > 0 and the tree
-// runs on SIMD batches, every line of each unit-stride leaf `prefetch` elements past the next
-// span of elements. The slab's own loop has no prefetch in it: tested there (a not-taken
-// branch and two pointer increments an iteration) it cost 6-8% of W3 on an AVX-512 Xeon with
-// the prefetches off, from L3 and in cache alike (docs/decisions/reduction-prefetch-per-vendor.md).
+// columns, s_out[j] bytes between rows). A tree on batches reads each row's last batch ending
+// at its last element (reduce.hpp): a row that, with the `before` elements of the same row
+// before it, is shorter than a batch runs on padded copies (slab_short).
+void slab_call(const reduce_kernels& k, const void* ctx, const detail::operand* ops, int n,
+               char* const* ptr, const index_t* s_in, const index_t* s_out, index_t rows,
+               index_t cols, index_t first, index_t row_step, void* st, index_t before) {
+  if (cols + before < k.simd_width)
+    slab_short(k, ctx, ops, n, ptr, s_in, s_out, rows, cols, first, row_step, st);
+  else
+    k.slab(ctx, ptr, s_in, s_out, rows, cols, first, row_step, st);
+}
+
+// slab_call over contiguous rows, first prefetching, when `prefetch` > 0 and the tree runs on
+// SIMD batches, every line of each unit-stride leaf `prefetch` elements past the next span of
+// elements. The slab's own loop has no prefetch in it: tested there (a not-taken branch and two
+// pointer increments an iteration) it cost 6-8% of W3 on an AVX-512 Xeon with the prefetches
+// off, from L3 and in cache alike (docs/decisions/reduction-prefetch-per-vendor.md).
 void run_slab(const reduce_kernels& k, const void* ctx, const detail::operand* ops, int n,
               char* const* ptr, const index_t* s_in, const index_t* s_out, index_t rows,
-              index_t cols, index_t first, index_t row_step, index_t prefetch, void* st) {
+              index_t cols, index_t first, index_t row_step, index_t prefetch, void* st,
+              index_t before) {
   if (prefetch <= 0 || k.simd_width <= 1) {
-    k.slab(ctx, ptr, s_in, s_out, rows, cols, first, row_step, st);
+    slab_call(k, ctx, ops, n, ptr, s_in, s_out, rows, cols, first, row_step, st, before);
     return;
   }
   const index_t span = std::max<index_t>(prefetch_span, reduce_unroll * k.simd_width);
@@ -60,7 +169,8 @@ void run_slab(const reduce_kernels& k, const void* ctx, const detail::operand* o
         if (s_in[j] == 1)
           for (index_t b = 0; b < nc * ops[j].esize; b += 64)
             __builtin_prefetch(p[j] + prefetch * ops[j].esize + b);
-      k.slab(ctx, p, s_in, s_out, 1, nc, first + r * row_step + c0, 0, st);
+      slab_call(k, ctx, ops, n, p, s_in, s_out, 1, nc, first + r * row_step + c0, 0, st,
+                before + c0);
     }
 }
 
@@ -68,13 +178,15 @@ void run_slab(const reduce_kernels& k, const void* ctx, const detail::operand* o
 // s_out[j] bytes between rows; element (r, c) has logical index first + r * row_step + c.
 // Contiguous rows go straight to the kernel; otherwise each leaf whose columns are not adjacent
 // is packed, a chunk of a row at a time, into an L1 buffer (the destination, ptr[0], is not
-// read). Deterministic: the chunks depend on the shape and the element sizes only.
+// read). Deterministic: the chunks depend on the shape and the element sizes only. `before`:
+// elements of each row before its first (slab_call).
 void call_slab(const reduce_kernels& k, const void* ctx, const detail::operand* ops, int n,
                char* const* ptr, const index_t* s_in, const index_t* s_out, index_t rows,
-               index_t cols, index_t first, index_t row_step, index_t prefetch, void* st) {
+               index_t cols, index_t first, index_t row_step, index_t prefetch, void* st,
+               index_t before) {
   const pack_buffers pb(ops, s_in, 1, n); // the destination, ptr[0], is not read
   if (pb.count == 0) {
-    run_slab(k, ctx, ops, n, ptr, s_in, s_out, rows, cols, first, row_step, prefetch, st);
+    run_slab(k, ctx, ops, n, ptr, s_in, s_out, rows, cols, first, row_step, prefetch, st, before);
     return;
   }
   const index_t chunk = pb.chunk;
@@ -83,6 +195,10 @@ void call_slab(const reduce_kernels& k, const void* ctx, const detail::operand* 
     for (index_t c0 = 0; c0 < cols; c0 += chunk) {
       const index_t nc = std::min(chunk, cols - c0);
       for (int j = 0; j < n; ++j) p[j] = ptr[j] + r * s_out[j] + c0 * s_in[j] * ops[j].esize;
+      if (nc < k.simd_width) { // (a buffer holds no element before the chunk)
+        slab_short(k, ctx, ops, n, p, s_in, s_out, 1, nc, first + r * row_step + c0, 0, st);
+        continue;
+      }
       for (int q = 0; q < pb.count; ++q) {
         const int j = pb.op[q];
         gather_elements(pb.buf[q], p[j], s_in[j] * ops[j].esize, nc, ops[j].esize);
@@ -130,7 +246,7 @@ struct block_grid {
     state_buf st;
     k->init(st.b);
     const index_t first = (slab * rows + r0) * inner + c0; // logical index (keep_order loops)
-    call_slab(*k, ctx, p->ops, n, ptr, s_in, s_out, nrows, ncols, first, inner, prefetch, st.b);
+    call_slab(*k, ctx, p->ops, n, ptr, s_in, s_out, nrows, ncols, first, inner, prefetch, st.b, c0);
     k->finish(st.b, partial);
   }
 };
@@ -264,7 +380,7 @@ void run_reduce(int rank, const index_t* ext, int count, detail::operand* ops,
         k.init(st.b);
         const index_t len = std::min(B, n - first);
         run_slab(k, ctx, ops, count, ptr, unit_strides.data(), no_strides.data(), 1, len, first,
-                 len, prefetch, st.b);
+                 len, prefetch, st.b, first);
         k.finish(st.b, part);
       };
       if (n <= B) // one block: the tree's one leaf, on this thread
@@ -326,15 +442,18 @@ void run_reduce_axis(int out_rank, const index_t* out_ext, index_t axis_len, int
     axis_contiguous = axis_contiguous && ops[j].strides[ax] == 1;
   }
   if (vertical && axis_contiguous && count > 1) vertical = false; // segments are better
+  // The vertical kernel takes a batch of outputs at least (reduce.hpp): fewer go by segments.
+  const index_t inner = out_rank >= 1 ? out_ext[last] : 1;
+  if (inner < k.simd_width) vertical = false;
 
   // An empty axis reads no element: the leaves (perhaps null) are not moved either.
   if (axis_len == 0)
     for (int j = 1; j < count; ++j)
       for (int d = 0; d <= out_rank; ++d) ops[j].strides[d] = 0;
 
-  const index_t inner = out_rank >= 1 ? out_ext[last] : 1;
+  // Vertical groups of 256 outputs, the last one taking the rest (so none has fewer than a batch).
   const index_t group = vertical ? std::min<index_t>(inner, 256) : 1;
-  const index_t groups_per_row = vertical ? ceil_div(inner, group) : inner;
+  const index_t groups_per_row = vertical ? inner / group : inner;
   const index_t rows = nout / inner; // product of the other output dims
   const index_t items = rows * groups_per_row;
 
@@ -356,7 +475,8 @@ void run_reduce_axis(int out_rank, const index_t* out_ext, index_t axis_len, int
         for (int j = 0; j < count; ++j) ptr[j] += i * ops[j].strides[d] * ops[j].esize;
       }
       if (vertical) {
-        k.vertical(ctx, ptr, s_in, s_ax, axis_len, std::min(group, inner - j0), ptr[0]);
+        const index_t w = gi + 1 < groups_per_row ? group : inner - j0;
+        k.vertical(ctx, ptr, s_in, s_ax, axis_len, w, ptr[0]);
         continue;
       }
       // One output: a 1-d reduction along the axis in blocks of B, combined pairwise.
@@ -368,7 +488,7 @@ void run_reduce_axis(int out_rank, const index_t* out_ext, index_t axis_len, int
         state_buf st;
         k.init(st.b);
         call_slab(k, ctx, ops, count, q, s_ax, zeros, 1, std::min(B, axis_len - bi * B), bi * B, 0,
-                  0, st.b);
+                  0, st.b, bi * B);
         k.finish(st.b, part);
       };
       partial_buf part;

@@ -326,6 +326,48 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(long_axis_reductions_match_the_reference, T, types
   }
 }
 
+// Every length around a batch (4, 8 or 16 lanes), on each path a slab or the vertical kernel is
+// called from: a contiguous vector, a strided one, matrix rows with gaps between them, and
+// along either axis (segments; across outputs, with a partial last batch of outputs). A row's
+// last n % W elements run as its last batch, a row shorter than a batch on a padded copy
+// (kernels/cpu/reduce.cpp): whole numbers, so every result is exact.
+BOOST_AUTO_TEST_CASE_TEMPLATE(reductions_of_every_length_around_a_batch_match_the_reference, T,
+                              types) {
+  rng r(0x7ed2500 + sizeof(T) * 7 + std::is_integral_v<T>);
+  for (index_t n = 0; n <= 35; ++n) {
+    const index_t m = 3;
+    const auto X = random_tensor<T, 2>({m, 2 * n + 3}, r.next(), values::whole);
+    const auto Y = random_tensor<T, 2>({m, 2 * n + 3}, r.next(), // (integers: divisors)
+                                       std::is_integral_v<T> ? values::positive : values::whole);
+    const auto x = lz::slice(X, lz::all, lz::range(0, n)); // rows with gaps
+    const auto y = lz::slice(Y, lz::all, lz::range(0, n));
+    const auto xs = lz::slice(X, 1, lz::range(0, 2 * n, 2)); // strided
+    const auto ys = lz::slice(Y, 1, lz::range(0, 2 * n, 2));
+    const lz::tensor<T, 1> xv = lz::slice(X, 0, lz::range(0, n)), yv = lz::slice(Y, 0, lz::all);
+    const auto yv0 = lz::slice(yv, lz::range(0, n)); // (contiguous, at its buffer's start)
+    auto full = [&](const auto& a, const auto& b, const char* what) {
+      BOOST_TEST_CONTEXT(what << " of " << n << " elements, " << type_name<T>()) {
+        BOOST_TEST(lz::sum(lz::hadamard(a, b)).value() == ref_scalar(lz::sum(lz::hadamard(a, b))));
+        if (a.size() > 0) BOOST_TEST(lz::max(a - b).value() == ref_scalar(lz::max(a - b)));
+        if constexpr (std::is_integral_v<T>) // (padding lanes: values of the row, never 0)
+          BOOST_TEST(lz::sum(a / b).value() == ref_scalar(lz::sum(a / b)));
+      }
+    };
+    full(xv, yv0, "a contiguous vector");
+    full(xs, ys, "a strided vector");
+    full(x, y, "3 rows with gaps");
+    for (std::size_t axis = 0; axis < 2; ++axis) {
+      using S = lz::value_t<decltype(lz::sum(lz::hadamard(x, y), axis))>; // (int32: int64)
+      const lz::tensor<S, 1> got = lz::sum(lz::hadamard(x, y), axis);
+      const auto want = reference(lz::sum(lz::hadamard(x, y), axis));
+      BOOST_TEST_CONTEXT("sum along axis " << axis << " of 3 x " << n << ", " << type_name<T>()) {
+        BOOST_TEST_REQUIRE(got.size() == want.size());
+        for (index_t i = 0; i < got.size(); ++i) BOOST_TEST(got(i) == want(i));
+      }
+    }
+  }
+}
+
 // Reductions into an existing destination with += and friends write straight into it.
 BOOST_AUTO_TEST_CASE(compound_assignment_of_axis_reductions_matches_the_reference) {
   rng r(0x7ed3000);

@@ -9,6 +9,7 @@
 #include <lz/kernels/cpu/loop.hpp>
 #include <lz/ops/reduce_ops.hpp>
 
+#include <array>
 #include <new>
 
 namespace lz::kernels::cpu {
@@ -119,19 +120,34 @@ struct red_acc {
     // A fixed tree, so the result is reproducible: the U accumulators pairwise as batches, then
     // the W lanes of the batch that remains, pairwise.
     if constexpr (S) {
+      // (Named batches: GCC 12 copied an array of them through the stack in 32-byte pieces and
+      // read them back whole, a store-forwarding stall: half of a short reduction's time.)
       using B = xsimd::batch<V>;
-      B b[U];
-      for (int u = 0; u < U; ++u) b[u] = B::load_unaligned(s.lanes + u * W);
-      for (int width = U; width > 1; width /= 2)
-        for (int j = 0; j < width / 2; ++j) b[j] = Op::combine(b[2 * j], b[2 * j + 1]);
+      static_assert(U == 4);
+      const B b01 = Op::combine(B::load_unaligned(s.lanes), B::load_unaligned(s.lanes + W));
+      const B b23 =
+          Op::combine(B::load_unaligned(s.lanes + 2 * W), B::load_unaligned(s.lanes + 3 * W));
       alignas(64) V v[W];
-      b[0].store_aligned(v);
+      Op::combine(b01, b23).store_aligned(v);
       for (int width = W; width > 1; width /= 2)
         for (int j = 0; j < width / 2; ++j) v[j] = Op::combine(v[2 * j], v[2 * j + 1]);
       r = Op::combine(v[0], r);
     }
     new (partial) A(r);
   }
+
+  /// The lanes l >= o of a batch (0 <= o < W): a slab's last batch of a row, which overlaps
+  /// o lanes counted before it. Compiled per (Op, V), not per tree.
+  static auto lanes_from(index_t o) {
+    using B = xsimd::batch<V>;
+    static constexpr auto ramp = [] { // W zeros, then W ones
+      std::array<V, 2 * W> t{};
+      for (int l = W; l < 2 * W; ++l) t[l] = V(1);
+      return t;
+    }();
+    return B::load_unaligned(ramp.data() + (W - o)) != B(V(0));
+  }
+  static xsimd::batch<V> identity() { return xsimd::batch<V>(Op::template identity<V>()); }
 
   static void combine(void* a, const void* b) {
     A& x = *static_cast<A*>(a);
@@ -169,7 +185,12 @@ struct reducer {
       return static_cast<A>(v);
   }
 
-  /// Rows of contiguous leaves (the drivers pack the others: reduce.cpp, call_slab).
+  /// Rows of contiguous leaves (the drivers pack the others: reduce.cpp, call_slab). On batches
+  /// the tree runs whole batches only, with no scalar tail: a row's last n % W elements run as
+  /// its last W elements, the lanes already counted set to the identity (one copy of the tree
+  /// fewer to compile; docs/decisions/reduction-tail-in-lanes.md).
+  /// @pre (S) the W elements ending at each row's last one can be read: n >= W, or a later part
+  /// of a longer row, or a copy at the end of a padded batch (reduce.cpp, slab_call).
   static void slab(const void* ctx, char* const* p, const index_t* s, const index_t* so,
                    index_t rows, index_t n, index_t first, index_t row_step, void* st) {
     constexpr mode M = mode::unit;
@@ -190,20 +211,27 @@ struct reducer {
       a3 = AccB::load_unaligned(sum.lanes + 3 * W);
     }
     for (index_t r = 0; r < rows; ++r) {
-      index_t i = 0;
       if constexpr (S) {
         using B = xsimd::batch<V>;
+        index_t i = 0;
         for (; i + U * W <= n; i += U * W) {
           a0 = Op::combine(a0, e.template vec<M, B>(q, s, i));
           a1 = Op::combine(a1, e.template vec<M, B>(q, s, i + W));
           a2 = Op::combine(a2, e.template vec<M, B>(q, s, i + 2 * W));
           a3 = Op::combine(a3, e.template vec<M, B>(q, s, i + 3 * W));
         }
-        for (; i + W <= n; i += W) a0 = Op::combine(a0, e.template vec<M, B>(q, s, i));
+        // The rest in one loop, one copy of the tree: whole batches, then the row's last W
+        // elements with the lanes before position i (counted already) set to the identity.
+        for (; i < n; i += W) {
+          const index_t j = i + W <= n ? i : n - W;
+          const B v = e.template vec<M, B>(q, s, j);
+          a0 = Op::combine(a0, xsimd::select(accum::lanes_from(i - j), v, accum::identity()));
+        }
+      } else {
+        for (index_t i = 0; i < n; ++i)
+          sum.tail = Op::combine(sum.tail, element(e.template at<M>(q, s, i), first + i));
+        first += row_step;
       }
-      for (; i < n; ++i)
-        sum.tail = Op::combine(sum.tail, element(e.template at<M>(q, s, i), first + i));
-      first += row_step;
       for (std::size_t k = 0; k < N; ++k) q[k] += so[k];
     }
     if constexpr (S) {
@@ -214,7 +242,9 @@ struct reducer {
     }
   }
 
-  // SIMD across `nout` contiguous outputs; pairwise along the axis.
+  // SIMD across `nout` contiguous outputs; pairwise along the axis. A last partial batch of
+  // outputs runs as the last W outputs and stores those not stored yet (no scalar path).
+  // @pre nout >= W (reduce.cpp takes the segment path for fewer outputs).
   static void vertical(const void* ctx, char* const* p, const index_t* s_inner,
                        const index_t* s_axis, index_t len, index_t nout, char* dst) {
     if constexpr (S) {
@@ -223,18 +253,13 @@ struct reducer {
       constexpr auto esize = detail_red::leaf_sizes<K>();
       // Inner strides across outputs are 1 or 0 (broadcast leaves): bcast mode covers both.
       for (index_t j0 = 0; j0 < nout; j0 += W) {
-        const index_t w = nout - j0 < W ? nout - j0 : W;
+        const index_t jb = j0 + W <= nout ? j0 : nout - W; // the batch's first output
         auto load_row = [&](index_t k) -> B {
           char* q[N];
           for (std::size_t l = 1; l < N; ++l) q[l] = p[l] + (k * s_axis[l]) * esize[l];
-          if (w == W) return e.template vec<mode::bcast, B>(q, s_inner, j0);
-          alignas(64) V tmp[W];
-          for (index_t j = 0; j < W; ++j)
-            tmp[j] = j < w ? static_cast<V>(e.template at<mode::bcast>(q, s_inner, j0 + j))
-                           : Op::template identity<V>();
-          return B::load_aligned(tmp);
+          return e.template vec<mode::bcast, B>(q, s_inner, jb);
         };
-        auto rec = [&](auto self, index_t k0, index_t k1) -> B {
+        auto rec = [&](auto self, index_t k0, index_t k1) LZ_NOINLINE -> B {
           if (k1 - k0 <= 32) {
             B acc(Op::template identity<V>());
             for (index_t k = k0; k < k1; ++k) acc = Op::combine(acc, load_row(k));
@@ -245,7 +270,8 @@ struct reducer {
         };
         alignas(64) V res[W];
         rec(rec, 0, len).store_aligned(res);
-        for (index_t j = 0; j < w; ++j) store(&res[j], len, dst + (j0 + j) * index_t(sizeof(D)));
+        for (index_t j = j0 - jb; j < W; ++j)
+          store(&res[j], len, dst + (jb + j) * index_t(sizeof(D)));
       }
     } else {
       (void)ctx, (void)p, (void)s_inner, (void)s_axis, (void)len, (void)nout, (void)dst;

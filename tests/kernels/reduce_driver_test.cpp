@@ -1,0 +1,209 @@
+// The CPU reduction drivers (kernels/cpu/reduce.cpp) and what they promise a tree's slab
+// (kernels/cpu/reduce.hpp): a slab on batches of W lanes reads each row's last batch ending at
+// the row's last element, so the W elements ending there must be readable. A recording slab
+// (W = 8, doubles) reads exactly that, as the real one does, and sums only the lanes it owns;
+// the operands sit between sentinels (values below 100, every element at least 100), so a
+// read before an operand, into a row gap or past its end shows in the smallest value seen,
+// and any lane counted twice or missed shows in the sum (integers: exact in double).
+#include <boost/test/unit_test.hpp>
+
+#include <lz/lz.hpp>
+
+#include <algorithm>
+#include <vector>
+
+namespace {
+
+namespace cpu = lz::kernels::cpu;
+using lz::index_t;
+
+constexpr index_t W = 8;              // the recording slab's declared batch
+constexpr double sentinel = 1.0;      // below every element
+constexpr index_t margin = 2 * W + 8; // sentinel elements before and after an operand
+
+struct slab_log {
+  double smallest_seen = 1e300; // smallest value read, padding lanes included
+  int calls = 0;
+  int empty_calls = 0;      // calls of no row or no element
+  int in_place_partial = 0; // calls with n % W != 0 reading the row where it lies
+  const double* lo = nullptr;
+  const double* hi = nullptr; // the operand's storage [lo, hi)
+};
+
+// What the real slab does on batches: whole batches from the row's start, then the last W
+// elements with the lanes before position i (counted already) left out.
+void recording_slab(const void* ctx, char* const* p, const index_t*, const index_t* so,
+                    index_t rows, index_t n, index_t, index_t, void* st) {
+  slab_log& log = *static_cast<slab_log*>(const_cast<void*>(ctx));
+  double& acc = *static_cast<double*>(st);
+  ++log.calls;
+  if (rows <= 0 || n <= 0) ++log.empty_calls;
+  for (index_t r = 0; r < rows; ++r) {
+    const double* x = reinterpret_cast<const double*>(p[1] + r * so[1]);
+    if (n % W != 0 && x >= log.lo && x < log.hi) ++log.in_place_partial;
+    for (index_t i = 0; i < n; i += W) {
+      const index_t j = i + W <= n ? i : n - W;
+      for (index_t l = 0; l < W; ++l) {
+        const double v = x[j + l];
+        log.smallest_seen = std::min(log.smallest_seen, v);
+        if (l >= i - j) acc += v;
+      }
+    }
+  }
+}
+void init_sum(void* st) { *static_cast<double*>(st) = 0; }
+void finish_sum(const void* st, void* part) {
+  *static_cast<double*>(part) = *static_cast<const double*>(st);
+}
+void combine_sum(void* a, const void* b) {
+  *static_cast<double*>(a) += *static_cast<const double*>(b);
+}
+void store_sum(const void* part, index_t, char* dst) {
+  *reinterpret_cast<double*>(dst) = *static_cast<const double*>(part);
+}
+
+constexpr cpu::reduce_kernels recording{&recording_slab, &init_sum, &finish_sum, &combine_sum,
+                                        &store_sum,      nullptr,   int(W)};
+
+// An operand of `count` elements laid out `stride` apart (0: one element broadcast), between
+// sentinels, gaps holding sentinels too; values 100 + k.
+struct guarded {
+  std::vector<double> mem;
+  double* data;
+  guarded(index_t count, index_t stride) {
+    const index_t span = stride == 0 ? 1 : (count - 1) * stride + 1;
+    mem.assign(std::size_t(std::max<index_t>(span, 0) + 2 * margin), sentinel);
+    data = mem.data() + margin;
+    for (index_t k = 0; k < count; ++k) data[k * stride] = 100.0 + double(k % 1000);
+  }
+};
+
+cpu::reduce_options one_thread(index_t block) {
+  cpu::reduce_options o;
+  o.threads = false;
+  o.block = block;
+  return o;
+}
+
+void check(const slab_log& log, double got, double want) {
+  BOOST_TEST(got == want);
+  BOOST_TEST(log.smallest_seen >= 100.0); // no sentinel read: nothing before, between or after
+  BOOST_TEST(log.empty_calls == 0);
+}
+
+// run_reduce over the first n elements of x, contiguous; want: their sum.
+double reduce_contiguous(const guarded& x, index_t n, slab_log& log, const cpu::reduce_options& opt,
+                         double& want) {
+  log.lo = x.data, log.hi = x.data + n;
+  lz::detail::operand ops[2] = {};
+  for (auto& o : ops) o.ptr = reinterpret_cast<char*>(x.data), o.esize = 8, o.strides[0] = 1;
+  const index_t ext[1] = {n};
+  double got = -1;
+  want = 0;
+  for (index_t k = 0; k < n; ++k) want += x.data[k];
+  cpu::run_reduce(1, ext, 2, ops, recording, &log, opt, &got);
+  return got;
+}
+
+} // namespace
+
+// A contiguous vector (run_reduce's fast path) in blocks of 4096 or of a few elements: a block
+// of fewer than W elements with fewer than W before it in the vector runs on a padded copy;
+// a later short block reads its last batch in place, overlapping the block before.
+BOOST_AUTO_TEST_CASE(a_contiguous_reduction_reads_each_last_batch_within_its_operand) {
+  for (index_t block : {4096, 3, 5, 8, 13})
+    for (index_t n = 0; n <= 41; ++n) {
+      guarded x(n, 1);
+      slab_log log;
+      double want;
+      const double got = reduce_contiguous(x, n, log, one_thread(block), want);
+      BOOST_TEST_CONTEXT("n = " << n << ", block " << block) {
+        check(log, got, want);
+        // In place whenever the W elements before the end lie in the vector.
+        if (n >= W && n % W != 0 && block >= W) BOOST_TEST(log.in_place_partial >= 1);
+        if (n < W && n > 0) BOOST_TEST(log.in_place_partial == 0); // a padded copy
+      }
+    }
+}
+
+// Software prefetches cut a row into spans of 128 elements: a span's short end reads into the
+// span before it, inside the same row.
+BOOST_AUTO_TEST_CASE(prefetched_spans_read_their_last_batch_within_the_row) {
+  for (index_t n : {129, 130, 135, 257, 300, 4096 + 7}) {
+    guarded x(n, 1);
+    slab_log log;
+    cpu::reduce_options opt = one_thread(4096);
+    opt.prefetch_bytes = 1, opt.prefetch_distance = 16;
+    double want;
+    const double got = reduce_contiguous(x, n, log, opt, want);
+    BOOST_TEST_CONTEXT("n = " << n) {
+      check(log, got, want);
+      BOOST_TEST(log.calls >= 2); // (spans, not one call)
+    }
+  }
+}
+
+// Rows with gaps between them, strided columns (packed) and broadcast columns (stride 0), in
+// blocks of whole rows or of a few elements: rows shorter than a batch run on padded copies
+// and never read a gap.
+BOOST_AUTO_TEST_CASE(short_rows_gaps_strides_and_broadcasts_never_read_outside_the_operand) {
+  for (index_t block : {4096, 5})
+    for (index_t m : {1, 2, 5})
+      for (index_t n = 1; n <= 19; ++n)
+        for (index_t col : {1, 2, 0}) { // column stride: contiguous, strided, broadcast
+          const index_t row = col == 0 ? 1 : n * col + 3; // 3 sentinels between rows
+          guarded x(m * (col == 0 ? 1 : row), 1);
+          for (index_t r = 0; r < m; ++r) // the gaps and the skipped columns: sentinels
+            for (index_t c = 0; c < (col == 0 ? 1 : row); ++c)
+              if (col != 0 && (c % col != 0 || c / col >= n)) x.data[r * row + c] = sentinel;
+          slab_log log;
+          log.lo = x.data, log.hi = x.data + m * row;
+          lz::detail::operand ops[2] = {};
+          ops[0].ptr = reinterpret_cast<char*>(x.data), ops[0].esize = 8;
+          ops[0].strides[0] = n, ops[0].strides[1] = 1; // (guides the order only)
+          ops[1].ptr = reinterpret_cast<char*>(x.data), ops[1].esize = 8;
+          ops[1].strides[0] = row, ops[1].strides[1] = col;
+          const index_t ext[2] = {m, n};
+          double got = -1, want = 0;
+          for (index_t r = 0; r < m; ++r)
+            for (index_t c = 0; c < n; ++c) want += x.data[r * row + c * col];
+          cpu::run_reduce(2, ext, 2, ops, recording, &log, one_thread(block), &got);
+          BOOST_TEST_CONTEXT("m = " << m << ", n = " << n << ", column stride " << col << ", block "
+                                    << block) {
+            check(log, got, want);
+          }
+        }
+}
+
+// Along an axis by segments (one output at a time), the axis contiguous or strided: an axis
+// shorter than a batch runs on padded copies.
+BOOST_AUTO_TEST_CASE(axis_segments_read_each_last_batch_within_their_operand) {
+  for (index_t block : {4096, 5})
+    for (index_t len = 0; len <= 19; ++len)
+      for (index_t s_axis : {1, 3}) {
+        const index_t nout = 4, row = len * s_axis + 2;
+        guarded x(nout * row, 1);
+        for (index_t o = 0; o < nout; ++o)
+          for (index_t c = 0; c < row; ++c)
+            if (c % s_axis != 0 || c / s_axis >= len) x.data[o * row + c] = sentinel;
+        slab_log log;
+        log.lo = x.data, log.hi = x.data + nout * row;
+        std::vector<double> out(nout, -1.0);
+        lz::detail::operand ops[2] = {};
+        ops[0].ptr = reinterpret_cast<char*>(out.data()), ops[0].esize = 8;
+        ops[0].strides[0] = 1;
+        ops[1].ptr = reinterpret_cast<char*>(x.data), ops[1].esize = 8;
+        ops[1].strides[0] = row, ops[1].strides[1] = s_axis;
+        const index_t out_ext[1] = {nout};
+        cpu::run_reduce_axis(1, out_ext, len, 2, ops, recording, &log, one_thread(block));
+        BOOST_TEST_CONTEXT("axis " << len << " at stride " << s_axis << ", block " << block) {
+          for (index_t o = 0; o < nout; ++o) {
+            double want = 0;
+            for (index_t c = 0; c < len; ++c) want += x.data[o * row + c * s_axis];
+            BOOST_TEST(out[std::size_t(o)] == want);
+          }
+          BOOST_TEST(log.smallest_seen >= 100.0);
+          BOOST_TEST(log.empty_calls == 0);
+        }
+      }
+}
