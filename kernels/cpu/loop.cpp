@@ -62,6 +62,8 @@ bool by_element_size(index_t es, F&& f) {
   }
 }
 
+} // namespace
+
 void stage_tile(char* dst, const char* src, index_t rows, index_t cols, index_t cs, index_t es,
                 index_t ds) {
   index_t rv = 0, cv = 0; // rows / columns done by the SIMD blocks
@@ -134,8 +136,6 @@ void stage_tile(char* dst, const char* src, index_t rows, index_t cols, index_t 
         std::memcpy(dst + r * ds + c * es, src + r * es + c * cs, std::size_t(es));
   }
 }
-
-} // namespace
 
 loop_plan plan_loop(int rank, const index_t* extents, int count, detail::operand* ops,
                     const loop_options& opt) {

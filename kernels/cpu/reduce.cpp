@@ -42,6 +42,11 @@ constexpr std::array<index_t, max_operands> no_strides{};
 // 1.04-1.07x (the calls).
 constexpr index_t prefetch_span = 128;
 
+// Axis reductions: the longest axis run transposed (run_reduce_axis), and the bytes of a
+// group's transposed leaves.
+constexpr index_t short_axis = 120;
+constexpr index_t transpose_bytes = 32768;
+
 // A short row's padded batch per leaf (slab_short): bytes (the widest batch of any target), and
 // leaves padded in the frame (more: on the heap).
 constexpr index_t short_batch_bytes = 64;
@@ -445,14 +450,27 @@ void run_reduce_axis(int out_rank, const index_t* out_ext, index_t axis_len, int
   // The vertical kernel takes a batch of outputs at least (reduce.hpp): fewer go by segments.
   const index_t inner = out_rank >= 1 ? out_ext[last] : 1;
   if (inner < k.simd_width) vertical = false;
+  // A short axis whose leaves are strided across the outputs (`sum(A, 1)` of a row-major A with
+  // few columns) would cost a call per output by segments: each group of outputs is transposed
+  // into buffers instead (the axis outer, the outputs contiguous) and runs vertically.
+  const bool transposed = !vertical && k.vertical && out_rank >= 1 && ops[0].strides[last] == 1 &&
+                          axis_len > 0 && axis_len <= short_axis && inner >= k.simd_width;
+  if (transposed) vertical = true;
 
   // An empty axis reads no element: the leaves (perhaps null) are not moved either.
   if (axis_len == 0)
     for (int j = 1; j < count; ++j)
       for (int d = 0; d <= out_rank; ++d) ops[j].strides[d] = 0;
 
-  // Vertical groups of 256 outputs, the last one taking the rest (so none has fewer than a batch).
-  const index_t group = vertical ? std::min<index_t>(inner, 256) : 1;
+  // Vertical groups of 256 outputs (transposed: as many as fill transpose_bytes), the last one
+  // taking the rest (so none has fewer than a batch).
+  index_t group = vertical ? std::min<index_t>(inner, 256) : 1;
+  index_t packed_bytes = 0; // bytes of one output's elements of every transposed leaf
+  for (int j = 1; j < count && transposed; ++j)
+    if (ops[j].strides[last] != 0 && ops[j].strides[last] != 1)
+      packed_bytes += axis_len * ops[j].esize;
+  if (packed_bytes > 0)
+    group = std::min(group, std::max<index_t>(k.simd_width, transpose_bytes / packed_bytes));
   const index_t groups_per_row = vertical ? inner / group : inner;
   const index_t rows = nout / inner; // product of the other output dims
   const index_t items = rows * groups_per_row;
@@ -464,6 +482,8 @@ void run_reduce_axis(int out_rank, const index_t* out_ext, index_t axis_len, int
       s_in[j] = out_rank >= 1 ? ops[j].strides[last] : 0;
       s_ax[j] = j ? ops[j].strides[ax] : 0;
     }
+    // Transposed leaves' buffers: axis_len rows of up to 2 * group outputs (the last group's).
+    std::vector<char> tbuf(packed_bytes > 0 ? std::size_t(2 * group * packed_bytes + 64) : 0);
     for (index_t item = b; item < e; ++item) {
       index_t r = item / groups_per_row;
       const index_t gi = item % groups_per_row;
@@ -476,7 +496,26 @@ void run_reduce_axis(int out_rank, const index_t* out_ext, index_t axis_len, int
       }
       if (vertical) {
         const index_t w = gi + 1 < groups_per_row ? group : inner - j0;
-        k.vertical(ctx, ptr, s_in, s_ax, axis_len, w, ptr[0]);
+        if (packed_bytes == 0) {
+          k.vertical(ctx, ptr, s_in, s_ax, axis_len, w, ptr[0]);
+          continue;
+        }
+        char* q[max_operands];
+        index_t q_in[max_operands], q_ax[max_operands];
+        char* at = tbuf.data() + (64 - reinterpret_cast<std::uintptr_t>(tbuf.data()) % 64) % 64;
+        for (int j = 0; j < count; ++j) {
+          q[j] = ptr[j], q_in[j] = s_in[j], q_ax[j] = s_ax[j];
+          if (j == 0 || s_in[j] == 0 || s_in[j] == 1) continue;
+          const index_t es = ops[j].esize;
+          if (s_ax[j] == 1) // the rows of outputs are the tile's columns
+            stage_tile(at, ptr[j], axis_len, w, s_in[j] * es, es, w * es);
+          else
+            for (index_t a = 0; a < axis_len; ++a) // axis position a: w outputs, s_in apart
+              gather_elements(at + a * w * es, ptr[j] + a * s_ax[j] * es, s_in[j] * es, w, es);
+          q[j] = at, q_in[j] = 1, q_ax[j] = w;
+          at += axis_len * w * es;
+        }
+        k.vertical(ctx, q, q_in, q_ax, axis_len, w, ptr[0]);
         continue;
       }
       // One output: a 1-d reduction along the axis in blocks of B, combined pairwise.

@@ -368,6 +368,33 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(reductions_of_every_length_around_a_batch_match_th
   }
 }
 
+// Along a short axis whose leaves are strided across the outputs (the sums of a row-major
+// matrix's rows), groups of outputs are transposed into buffers and run across the outputs
+// (kernels/cpu/reduce.cpp, run_reduce_axis): rows of 1 to 121 elements, contiguous and every
+// other column, around the batch and group sizes in outputs; whole numbers, so exact.
+BOOST_AUTO_TEST_CASE_TEMPLATE(sums_of_short_rows_match_the_reference, T, types) {
+  rng r(0x7ed2700 + sizeof(T) * 7 + std::is_integral_v<T>);
+  for (index_t m : {7, 8, 9, 17, 33, 300, 1111})
+    for (index_t n : {1, 2, 3, 7, 37, 120, 121}) {
+      const auto X = random_tensor<T, 2>({m, 2 * n}, r.next(), values::whole);
+      for (index_t step : {1, 2}) {
+        const auto x = lz::slice(X, lz::all, lz::range(0, step * n, step));
+        using S = lz::value_t<decltype(lz::sum(x, 1))>;
+        const lz::tensor<S, 1> got = lz::sum(x, 1);
+        const lz::tensor<T, 1> got_max = lz::max(x + x, 1);
+        const auto want = reference(lz::sum(x, 1));
+        const auto want_max = reference(lz::max(x + x, 1));
+        BOOST_TEST_CONTEXT(m << " rows of " << n << ", column step " << step << ", "
+                             << type_name<T>()) {
+          for (index_t i = 0; i < m; ++i) {
+            BOOST_TEST(got(i) == want(i));
+            BOOST_TEST(got_max(i) == want_max(i));
+          }
+        }
+      }
+    }
+}
+
 // Reductions into an existing destination with += and friends write straight into it.
 BOOST_AUTO_TEST_CASE(compound_assignment_of_axis_reductions_matches_the_reference) {
   rng r(0x7ed3000);

@@ -73,6 +73,13 @@ inline constexpr index_t pack_bytes = 16384;
 /// how the drivers pack a strided or broadcast operand row for a contiguous-only kernel.
 void gather_elements(char* dst, const char* src, index_t ss, index_t n, index_t es);
 
+/// dst[r][c] = src[r][c] for a rows x cols tile of `es`-byte elements whose src rows are adjacent
+/// elements and src columns `cs` bytes apart (a transposed read), dst rows `ds` bytes apart:
+/// 4 x 4 blocks transposed in registers (8- and 4-byte elements), the edges one by one. The
+/// loop driver stages transposed operands with it; the axis reductions transpose short rows.
+void stage_tile(char* dst, const char* src, index_t rows, index_t cols, index_t cs, index_t es,
+                index_t ds);
+
 /// Per-call buffers for the operands in [first, n) whose inner stride s_in is not 1: each gets
 /// a 64-byte aligned buffer of `chunk` elements inside a pack_bytes array (on the caller's
 /// stack, so per thread), or on the heap for operands too wide for it.
