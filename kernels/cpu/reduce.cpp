@@ -8,6 +8,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #if defined(__SSE2__)
@@ -184,12 +185,12 @@ void run_slab(const reduce_kernels& k, const void* ctx, const detail::operand* o
 // Contiguous rows go straight to the kernel; otherwise each leaf whose columns are not adjacent
 // is packed, a chunk of a row at a time, into an L1 buffer (the destination, ptr[0], is not
 // read). Deterministic: the chunks depend on the shape and the element sizes only. `before`:
-// elements of each row before its first (slab_call).
+// elements of each row before its first (slab_call); pb: the buffers for s_in (made here when not
+// given).
 void call_slab(const reduce_kernels& k, const void* ctx, const detail::operand* ops, int n,
                char* const* ptr, const index_t* s_in, const index_t* s_out, index_t rows,
                index_t cols, index_t first, index_t row_step, index_t prefetch, void* st,
-               index_t before) {
-  const pack_buffers pb(ops, s_in, 1, n); // the destination, ptr[0], is not read
+               index_t before, const pack_buffers& pb) {
   if (pb.count == 0) {
     run_slab(k, ctx, ops, n, ptr, s_in, s_out, rows, cols, first, row_step, prefetch, st, before);
     return;
@@ -211,6 +212,15 @@ void call_slab(const reduce_kernels& k, const void* ctx, const detail::operand* 
       }
       k.slab(ctx, p, s_in, s_out, 1, nc, first + r * row_step + c0, 0, st);
     }
+}
+
+void call_slab(const reduce_kernels& k, const void* ctx, const detail::operand* ops, int n,
+               char* const* ptr, const index_t* s_in, const index_t* s_out, index_t rows,
+               index_t cols, index_t first, index_t row_step, index_t prefetch, void* st,
+               index_t before) {
+  const pack_buffers pb(ops, s_in, 1, n); // the destination, ptr[0], is not read
+  call_slab(k, ctx, ops, n, ptr, s_in, s_out, rows, cols, first, row_step, prefetch, st, before,
+            pb);
 }
 
 // Blocks of a planned loop: (outer slab, row block, inner chunk), each at most `block`
@@ -484,6 +494,11 @@ void run_reduce_axis(int out_rank, const index_t* out_ext, index_t axis_len, int
     }
     // Transposed leaves' buffers: axis_len rows of up to 2 * group outputs (the last group's).
     std::vector<char> tbuf(packed_bytes > 0 ? std::size_t(2 * group * packed_bytes + 64) : 0);
+    // Segments: the leaves to pack along the axis, the same for every output (made once: per
+    // output, with the 2 KiB of zero strides the slab was given, they were most of a short
+    // segment's instructions).
+    std::optional<pack_buffers> pb;
+    if (!vertical) pb.emplace(ops, s_ax, 1, count);
     for (index_t item = b; item < e; ++item) {
       index_t r = item / groups_per_row;
       const index_t gi = item % groups_per_row;
@@ -522,12 +537,11 @@ void run_reduce_axis(int out_rank, const index_t* out_ext, index_t axis_len, int
       const index_t nb = ceil_div(axis_len, B);
       auto leaf = [&](index_t bi, void* part) {
         char* q[max_operands];
-        index_t zeros[max_operands] = {};
         for (int j = 0; j < count; ++j) q[j] = ptr[j] + bi * B * s_ax[j] * ops[j].esize;
         state_buf st;
         k.init(st.b);
-        call_slab(k, ctx, ops, count, q, s_ax, zeros, 1, std::min(B, axis_len - bi * B), bi * B, 0,
-                  0, st.b, bi * B);
+        call_slab(k, ctx, ops, count, q, s_ax, no_strides.data(), 1, std::min(B, axis_len - bi * B),
+                  bi * B, 0, 0, st.b, bi * B, *pb);
         k.finish(st.b, part);
       };
       partial_buf part;
