@@ -11,7 +11,7 @@
 # The builds (the AVX2-only one with -DLZ_NATIVE=OFF -DCMAKE_CXX_FLAGS=-march=x86-64-v3):
 #   cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DLZ_BUILD_PERF=ON
 #   cmake --build build -j --target products_bench w1_paired w3_paired elementwise_bench \
-#     w13_tall_gemv w8_fixed 06_tuning
+#     w13_tall_gemv w8_fixed reduce_paired 06_tuning
 set -u
 if [ $# -lt 1 ]; then
   echo "usage: bash perf/every_cpu.sh BUILD_DIR [BUILD_DIR...]" >&2
@@ -74,4 +74,6 @@ for b in "$@"; do
   # W8 fixed-size 4x4 trees against Eigen (exp(A) runs 512-bit through the library's exp: is
   # that faster than 256-bit inlined on this core? docs/decisions/fixed-trees-on-simd-vectors.md)
   run "$p/w8_fixed" 21
+  # Axis sums and short full sums against Eigen (docs/decisions/reduction-tail-in-lanes.md).
+  run "$p/reduce_paired" 15
 done
