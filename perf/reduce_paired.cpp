@@ -79,28 +79,24 @@ int main(int argc, char** argv) {
     const Eigen::Map<const row_major> E(A.data(), m, k);
     lz::vector<double> r0(k), r1(m);
     Eigen::VectorXd e0(k), e1(m);
-    std::snprintf(what, sizeof what, "sum(A,0) %ldx%ld", m, k);
-    paired(
-        what, rounds, 20,
-        [&] {
-          r0 = lz::sum(A, 0);
-          sink = r0(0);
-        },
-        [&] {
-          e0 = E.colwise().sum().transpose();
-          sink = e0(0);
-        });
-    std::snprintf(what, sizeof what, "sum(A,1) %ldx%ld", m, k);
-    paired(
-        what, rounds, 20,
-        [&] {
-          r1 = lz::sum(A, 1);
-          sink = r1(0);
-        },
-        [&] {
-          e1 = E.rowwise().sum();
-          sink = e1(0);
-        });
+    for (int axis : {0, 1}) {
+      std::snprintf(what, sizeof what, "sum(A,%d) %ldx%ld", axis, m, k);
+      lz::vector<double>& r = axis ? r1 : r0;
+      Eigen::VectorXd& e = axis ? e1 : e0;
+      paired(
+          what, rounds, 20,
+          [&] {
+            r = lz::sum(A, std::size_t(axis));
+            sink = r(0);
+          },
+          [&] {
+            if (axis)
+              e = E.rowwise().sum();
+            else
+              e = E.colwise().sum().transpose();
+            sink = e(0);
+          });
+    }
   }
 #else
   (void)rounds;
