@@ -8,7 +8,6 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
-#include <optional>
 #include <vector>
 
 #if defined(__SSE2__)
@@ -112,7 +111,7 @@ LZ_INLINE void slab_short_rows(const reduce_kernels& k, const void* ctx, const d
       pad_short_row(b, ptr[j] + r * s_out[j], es, s_in[j] * es, pad, cols, k.simd_width * es);
       p[j] = b + pad * es;
     }
-    k.slab(ctx, p, s_in, s_out, 1, cols, first + r * row_step, 0, st);
+    k.slab(ctx, p, s_in, s_out, 1, cols, first + r * row_step, 0, st, false);
   }
 }
 
@@ -149,7 +148,7 @@ void slab_call(const reduce_kernels& k, const void* ctx, const detail::operand* 
   if (cols + before < k.simd_width)
     slab_short(k, ctx, ops, n, ptr, s_in, s_out, rows, cols, first, row_step, st);
   else
-    k.slab(ctx, ptr, s_in, s_out, rows, cols, first, row_step, st);
+    k.slab(ctx, ptr, s_in, s_out, rows, cols, first, row_step, st, false);
 }
 
 // slab_call over contiguous rows, first prefetching, when `prefetch` > 0 and the tree runs on
@@ -210,7 +209,7 @@ void call_slab(const reduce_kernels& k, const void* ctx, const detail::operand* 
         gather_elements(pb.buf[q], p[j], s_in[j] * ops[j].esize, nc, ops[j].esize);
         p[j] = pb.buf[q];
       }
-      k.slab(ctx, p, s_in, s_out, 1, nc, first + r * row_step + c0, 0, st);
+      k.slab(ctx, p, s_in, s_out, 1, nc, first + r * row_step + c0, 0, st, false);
     }
 }
 
@@ -460,11 +459,18 @@ void run_reduce_axis(int out_rank, const index_t* out_ext, index_t axis_len, int
   // The vertical kernel takes a batch of outputs at least (reduce.hpp): fewer go by segments.
   const index_t inner = out_rank >= 1 ? out_ext[last] : 1;
   if (inner < k.simd_width) vertical = false;
-  // A short axis whose leaves are strided across the outputs (`sum(A, 1)` of a row-major A with
-  // few columns) would cost a call per output by segments: each group of outputs is transposed
-  // into buffers instead (the axis outer, the outputs contiguous) and runs vertically.
-  const bool transposed = !vertical && k.vertical && out_rank >= 1 && ops[0].strides[last] == 1 &&
-                          axis_len > 0 && axis_len <= short_axis && inner >= k.simd_width;
+  // Segments along an axis of one block at most, every leaf contiguous along it (`sum(A, 1)` of
+  // a row-major A): a row of outputs per slab call, each output one row of the slab (which
+  // reduces and stores it on its own), when the axis holds a batch at least.
+  bool axis_unit = true;
+  for (int j = 1; j < count; ++j) axis_unit = axis_unit && ops[j].strides[ax] == 1;
+  const bool by_rows = !vertical && axis_unit && axis_len >= k.simd_width && axis_len <= B;
+  // Other short axes whose leaves are strided across the outputs would cost a call per output
+  // by segments: each group of outputs is transposed into buffers instead (the axis outer, the
+  // outputs contiguous) and runs vertically.
+  const bool transposed = !vertical && !by_rows && k.vertical && out_rank >= 1 &&
+                          ops[0].strides[last] == 1 && axis_len > 0 && axis_len <= short_axis &&
+                          inner >= k.simd_width;
   if (transposed) vertical = true;
 
   // An empty axis reads no element: the leaves (perhaps null) are not moved either.
@@ -486,6 +492,7 @@ void run_reduce_axis(int out_rank, const index_t* out_ext, index_t axis_len, int
   const index_t items = rows * groups_per_row;
 
   auto run_items = [&](index_t b, index_t e) {
+    if (b >= e) return;
     char* ptr[max_operands];
     index_t s_in[max_operands], s_ax[max_operands];
     for (int j = 0; j < count; ++j) {
@@ -496,18 +503,49 @@ void run_reduce_axis(int out_rank, const index_t* out_ext, index_t axis_len, int
     std::vector<char> tbuf(packed_bytes > 0 ? std::size_t(2 * group * packed_bytes + 64) : 0);
     // Segments: the leaves to pack along the axis, the same for every output (made once: per
     // output, with the 2 KiB of zero strides the slab was given, they were most of a short
-    // segment's instructions).
-    std::optional<pack_buffers> pb;
-    if (!vertical) pb.emplace(ops, s_ax, 1, count);
-    for (index_t item = b; item < e; ++item) {
-      index_t r = item / groups_per_row;
-      const index_t gi = item % groups_per_row;
-      const index_t j0 = gi * group; // first output along the last dim
-      for (int j = 0; j < count; ++j) ptr[j] = ops[j].ptr + j0 * s_in[j] * ops[j].esize;
+    // segment's instructions; none for vertical groups. Not a std::optional: GCC 12 zeroed its
+    // 19 KiB on every call).
+    const pack_buffers pb(ops, s_ax, 1, vertical ? 1 : count);
+    // A whole segment in one slab call: the axis within one block, every leaf contiguous on it.
+    const bool one_call = !vertical && axis_unit && axis_len > 0 && axis_len <= B;
+    char* base[max_operands]; // the first output of the row of outputs `r`
+    index_t r = b / groups_per_row, gi = b % groups_per_row;
+    auto row_base = [&] {
+      index_t rr = r;
+      for (int j = 0; j < count; ++j) base[j] = ops[j].ptr;
       for (int d = last - 1; d >= 0; --d) {
-        const index_t i = r % out_ext[d];
-        r /= out_ext[d];
-        for (int j = 0; j < count; ++j) ptr[j] += i * ops[j].strides[d] * ops[j].esize;
+        const index_t i = rr % out_ext[d];
+        rr /= out_ext[d];
+        for (int j = 0; j < count; ++j) base[j] += i * ops[j].strides[d] * ops[j].esize;
+      }
+    };
+    row_base();
+    for (index_t item = b; item < e; ++item, ++gi) {
+      if (gi == groups_per_row) {
+        gi = 0, ++r;
+        row_base();
+      }
+      const index_t j0 = gi * group; // first output along the last dim
+      for (int j = 0; j < count; ++j) ptr[j] = base[j] + j0 * s_in[j] * ops[j].esize;
+      if (by_rows) {
+        // The rest of this row of outputs in one call, each output one slab row.
+        const index_t m = std::min(groups_per_row - gi, e - item);
+        index_t s_out[max_operands];
+        for (int j = 0; j < count; ++j) s_out[j] = s_in[j] * ops[j].esize;
+        state_buf st;
+        k.init(st.b);
+        k.slab(ctx, ptr, s_ax, s_out, m, axis_len, 0, 0, st.b, true);
+        item += m - 1, gi += m - 1;
+        continue;
+      }
+      if (one_call) {
+        state_buf st;
+        partial_buf part;
+        k.init(st.b);
+        slab_call(k, ctx, ops, count, ptr, s_ax, no_strides.data(), 1, axis_len, 0, 0, st.b, 0);
+        k.finish(st.b, part.b);
+        k.store(part.b, axis_len, ptr[0]);
+        continue;
       }
       if (vertical) {
         const index_t w = gi + 1 < groups_per_row ? group : inner - j0;
@@ -541,7 +579,7 @@ void run_reduce_axis(int out_rank, const index_t* out_ext, index_t axis_len, int
         state_buf st;
         k.init(st.b);
         call_slab(k, ctx, ops, count, q, s_ax, no_strides.data(), 1, std::min(B, axis_len - bi * B),
-                  bi * B, 0, 0, st.b, bi * B, *pb);
+                  bi * B, 0, 0, st.b, bi * B, pb);
         k.finish(st.b, part);
       };
       partial_buf part;

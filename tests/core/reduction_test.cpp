@@ -558,6 +558,31 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(contiguous_reductions_give_the_same_bits_on_every_
   }
 }
 
+// An axis reduction over contiguous rows of a batch or more runs a row of outputs per slab
+// call, each output one row of it (kernels/cpu/reduce.cpp, by rows); a row alone, as a vector,
+// runs the full reduction. Both start every row at its first element with the same accumulator
+// lanes and fold them in the same order: the same bits, on one thread or more. (Rows shorter
+// than a batch, 16 floats on AVX-512, run transposed: lanes across rows, another order.)
+BOOST_AUTO_TEST_CASE_TEMPLATE(axis_reductions_give_the_same_bits_as_each_row_alone, T,
+                              float_types) {
+  rng r(0x7ed4100 + sizeof(T));
+  for (index_t n : {16, 17, 37, 300, 4096, 4097})
+    for (index_t m : {1, 3, 70}) {
+      const auto a = random_tensor<T, 2>({m, n}, r.next(), values::plain);
+      const auto b = random_tensor<T, 2>({m, n}, r.next(), values::plain);
+      const lz::tensor<T, 1> sums = lz::sum(a, 1), sq = lz::sum(lz::square(a - b), 1);
+      const lz::tensor<T, 1> maxs = lz::eval(lz::par, lz::max(lz::hadamard(a, b), 1));
+      BOOST_TEST_CONTEXT(m << " rows of " << n << ", " << type_name<T>()) {
+        for (index_t i = 0; i < m; ++i) {
+          const auto ai = lz::row(a, i), bi = lz::row(b, i);
+          BOOST_TEST(same_bits(sums(i), T(lz::sum(ai))));
+          BOOST_TEST(same_bits(sq(i), T(lz::sum(lz::square(ai - bi)))));
+          BOOST_TEST(same_bits(maxs(i), T(lz::max(lz::hadamard(ai, bi)))));
+        }
+      }
+    }
+}
+
 // Pairwise summation: the error grows like log n, not n. 1e7 positive floats spanning 2^±20
 // (the worst case for a running sum, which loses the small terms once the total is large).
 BOOST_AUTO_TEST_CASE(float_sums_of_1e7_mixed_magnitudes_are_accurate) {

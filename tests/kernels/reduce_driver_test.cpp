@@ -24,6 +24,7 @@ constexpr index_t margin = 2 * W + 8; // sentinel elements before and after an o
 struct slab_log {
   double smallest_seen = 1e300; // smallest value read, padding lanes included
   int calls = 0;
+  int each_calls = 0;       // calls storing each row as an output
   int empty_calls = 0;      // calls of no row or no element
   int in_place_partial = 0; // calls with n % W != 0 reading the row where it lies
   const double* lo = nullptr;
@@ -32,23 +33,30 @@ struct slab_log {
 
 // What the real slab does on batches: whole batches from the row's start, then the last W
 // elements with the lanes before position i (counted already) left out.
+// With `each`, every row is an output of its own, stored at p[0] + r * so[0].
 void recording_slab(const void* ctx, char* const* p, const index_t*, const index_t* so,
-                    index_t rows, index_t n, index_t, index_t, void* st) {
+                    index_t rows, index_t n, index_t, index_t, void* st, bool each) {
   slab_log& log = *static_cast<slab_log*>(const_cast<void*>(ctx));
   double& acc = *static_cast<double*>(st);
   ++log.calls;
+  if (each) ++log.each_calls;
   if (rows <= 0 || n <= 0) ++log.empty_calls;
   for (index_t r = 0; r < rows; ++r) {
     const double* x = reinterpret_cast<const double*>(p[1] + r * so[1]);
     if (n % W != 0 && x >= log.lo && x < log.hi) ++log.in_place_partial;
+    double row = 0;
     for (index_t i = 0; i < n; i += W) {
       const index_t j = i + W <= n ? i : n - W;
       for (index_t l = 0; l < W; ++l) {
         const double v = x[j + l];
         log.smallest_seen = std::min(log.smallest_seen, v);
-        if (l >= i - j) acc += v;
+        if (l >= i - j) row += v;
       }
     }
+    if (each)
+      *reinterpret_cast<double*>(p[0] + r * so[0]) = row;
+    else
+      acc += row;
   }
 }
 void init_sum(void* st) { *static_cast<double*>(st) = 0; }
@@ -204,6 +212,51 @@ BOOST_AUTO_TEST_CASE(axis_segments_read_each_last_batch_within_their_operand) {
           }
           BOOST_TEST(log.smallest_seen >= 100.0);
           BOOST_TEST(log.empty_calls == 0);
+        }
+      }
+}
+
+// Along a contiguous axis of a batch or more within one block: each row of outputs is one slab
+// call, every output one row of it, stored by the slab (`each`); rows of outputs apart in
+// memory (a 2-d result) are separate calls. Shorter axes, strided axes and axes longer than a
+// block go by segments.
+BOOST_AUTO_TEST_CASE(contiguous_axis_segments_run_a_row_of_outputs_per_slab_call) {
+  for (index_t block : {4096, 16})
+    for (index_t len : {W - 1, W, W + 3, index_t(37)})
+      for (index_t nout : {1, 5, 20}) {
+        const index_t planes = 2, row = len + 3, plane = nout * row + 5; // gaps: sentinels
+        guarded x(planes * plane, 1);
+        for (index_t q = 0; q < planes; ++q)
+          for (index_t o = 0; o < nout; ++o)
+            for (index_t c = len; c < row; ++c) x.data[q * plane + o * row + c] = sentinel;
+        for (index_t q = 0; q < planes; ++q)
+          for (index_t c = nout * row; c < plane; ++c) x.data[q * plane + c] = sentinel;
+        slab_log log;
+        log.lo = x.data, log.hi = x.data + planes * plane;
+        std::vector<double> out(std::size_t(planes * nout), -1.0);
+        lz::detail::operand ops[2] = {};
+        ops[0].ptr = reinterpret_cast<char*>(out.data()), ops[0].esize = 8;
+        ops[0].strides[0] = nout, ops[0].strides[1] = 1;
+        ops[1].ptr = reinterpret_cast<char*>(x.data), ops[1].esize = 8;
+        ops[1].strides[0] = plane, ops[1].strides[1] = row, ops[1].strides[2] = 1;
+        const index_t out_ext[2] = {planes, nout};
+        cpu::run_reduce_axis(2, out_ext, len, 2, ops, recording, &log, one_thread(block));
+        BOOST_TEST_CONTEXT("axis " << len << ", " << nout << " outputs a row, block " << block) {
+          for (index_t q = 0; q < planes; ++q)
+            for (index_t o = 0; o < nout; ++o) {
+              double want = 0;
+              for (index_t c = 0; c < len; ++c) want += x.data[q * plane + o * row + c];
+              BOOST_TEST(out[std::size_t(q * nout + o)] == want);
+            }
+          BOOST_TEST(log.smallest_seen >= 100.0);
+          BOOST_TEST(log.empty_calls == 0);
+          if (len >= W && len <= block) {
+            BOOST_TEST(log.calls == planes);
+            BOOST_TEST(log.each_calls == planes);
+          } else {
+            BOOST_TEST(log.each_calls == 0);
+            BOOST_TEST(log.calls >= planes * nout);
+          }
         }
       }
 }

@@ -19,8 +19,14 @@ inline constexpr int max_reduce_partial = 32; ///< bytes of a finished block res
 inline constexpr int reduce_unroll = 4;       ///< SIMD accumulators of a slab (U)
 
 /// A slab issues no software prefetch: the driver does, between calls (reduce.cpp, run_slab).
+/// `each` false: every row accumulates into `state`. True (axis reductions' slabs only: see
+/// reducer::kernels): each row is one output, reduced on its own from the identity and stored
+/// into the destination at p[0] + r * so[0] as `store` would store init, slab and finish of that
+/// row alone (the same bits), n being the axis' length; the state, at the identity on entry,
+/// is left there.
 using red_slab_fn = void (*)(const void* ctx, char* const* p, const index_t* s, const index_t* so,
-                             index_t rows, index_t n, index_t first, index_t row_step, void* state);
+                             index_t rows, index_t n, index_t first, index_t row_step, void* state,
+                             bool each);
 using red_init_fn = void (*)(void* state);
 using red_finish_fn = void (*)(const void* state, void* partial);
 using red_combine_fn = void (*)(void* a, const void* b); // a = a ⊕ b, b after a in index order
@@ -102,36 +108,46 @@ struct red_acc {
   };
   static_assert(sizeof(state) <= max_reduce_state && sizeof(A) <= max_reduce_partial);
 
+  /// The scalar accumulator's start.
+  static A start() {
+    if constexpr (is_arg)
+      return A{V{}, -1};
+    else
+      return Op::template identity<A>();
+  }
+
   static void init(void* st) {
     state* s = new (st) state;
-    if constexpr (is_arg)
-      s->tail = A{V{}, -1};
-    else
-      s->tail = Op::template identity<A>();
+    s->tail = start();
     if constexpr (S) { // whole batches: the slab's batch loads are forwarded from these stores
       const xsimd::batch<V> id(Op::template identity<V>());
       for (int u = 0; u < U; ++u) id.store_unaligned(s->lanes + u * W);
     }
   }
 
+  /// The U accumulators and the scalar one folded into one value, in a fixed tree, so the
+  /// result is reproducible: the U batches pairwise, then the W lanes of the batch that remains,
+  /// pairwise, then the scalar accumulator. (Named batches: GCC 12 copied an array of them
+  /// through the stack in 32-byte pieces and read them back whole, a store-forwarding stall:
+  /// half of a short reduction's time.)
+  template <class B>
+  static A fold(const B& a0, const B& a1, const B& a2, const B& a3, A tail) {
+    static_assert(U == 4);
+    const B b = Op::combine(Op::combine(a0, a1), Op::combine(a2, a3));
+    alignas(64) V v[W];
+    b.store_aligned(v);
+    for (int width = W; width > 1; width /= 2)
+      for (int j = 0; j < width / 2; ++j) v[j] = Op::combine(v[2 * j], v[2 * j + 1]);
+    return Op::combine(v[0], tail);
+  }
+
   static void finish(const void* st, void* partial) {
     const state& s = *static_cast<const state*>(st);
     A r = s.tail;
-    // A fixed tree, so the result is reproducible: the U accumulators pairwise as batches, then
-    // the W lanes of the batch that remains, pairwise.
     if constexpr (S) {
-      // (Named batches: GCC 12 copied an array of them through the stack in 32-byte pieces and
-      // read them back whole, a store-forwarding stall: half of a short reduction's time.)
       using B = xsimd::batch<V>;
-      static_assert(U == 4);
-      const B b01 = Op::combine(B::load_unaligned(s.lanes), B::load_unaligned(s.lanes + W));
-      const B b23 =
-          Op::combine(B::load_unaligned(s.lanes + 2 * W), B::load_unaligned(s.lanes + 3 * W));
-      alignas(64) V v[W];
-      Op::combine(b01, b23).store_aligned(v);
-      for (int width = W; width > 1; width /= 2)
-        for (int j = 0; j < width / 2; ++j) v[j] = Op::combine(v[2 * j], v[2 * j + 1]);
-      r = Op::combine(v[0], r);
+      r = fold(B::load_unaligned(s.lanes), B::load_unaligned(s.lanes + W),
+               B::load_unaligned(s.lanes + 2 * W), B::load_unaligned(s.lanes + 3 * W), r);
     }
     new (partial) A(r);
   }
@@ -191,8 +207,12 @@ struct reducer {
   /// fewer to compile; docs/decisions/reduction-tail-in-lanes.md).
   /// @pre (S) the W elements ending at each row's last one can be read: n >= W, or a later part
   /// of a longer row, or a copy at the end of a padded batch (reduce.cpp, slab_call).
+  /// Each: whether `each` is heeded (red_slab_fn: rows reduced one by one, axis reductions'
+  /// outputs); full reductions' slabs leave that branch out.
+  template <bool Each>
   static void slab(const void* ctx, char* const* p, const index_t* s, const index_t* so,
-                   index_t rows, index_t n, index_t first, index_t row_step, void* st) {
+                   index_t rows, index_t n, index_t first, index_t row_step, void* st,
+                   [[maybe_unused]] bool each) {
     constexpr mode M = mode::unit;
     const K e = *static_cast<const K*>(ctx); // (a local: its scalars stay in registers)
     state& sum = *static_cast<state*>(st);
@@ -232,6 +252,17 @@ struct reducer {
           sum.tail = Op::combine(sum.tail, element(e.template at<M>(q, s, i), first + i));
         first += row_step;
       }
+      if constexpr (Each)
+        if (each) { // the row's output, and the accumulators back to the identity
+          A out = sum.tail;
+          if constexpr (S) {
+            out = accum::fold(a0, a1, a2, a3, out);
+            a0 = a1 = a2 = a3 = accum::identity();
+          } else {
+            sum.tail = accum::start();
+          }
+          red_store<Fin, D, AOp, A>::store(&out, n, q[0]);
+        }
       for (std::size_t k = 0; k < N; ++k) q[k] += so[k];
     }
     if constexpr (S) {
@@ -279,10 +310,11 @@ struct reducer {
   }
 
   /// The kernel table. Full reductions (Axis = false) leave out `vertical`, which only axis
-  /// reductions call: one large instantiation fewer per full reduction (compile time).
+  /// reductions call: one large instantiation fewer per full reduction (compile time), and
+  /// their slab never reduces rows one by one.
   template <bool Axis = true>
   static constexpr reduce_kernels kernels() {
-    return {&slab,
+    return {&slab<Axis>,
             &accum::init,
             &accum::finish,
             &accum::combine,
