@@ -1,6 +1,7 @@
 // Axis sums of a row-major matrix and short full sums, lazuli next to Eigen, timed in turns
 // inside one process (each round: lazuli's calls, then Eigen's), one thread, thread CPU time;
-// the medians over rounds are the figures (docs/decisions/reduction-tail-in-lanes.md).
+// the medians over rounds are the figures (docs/decisions/reduction-tail-in-lanes.md,
+// axis-rows-one-slab-call.md).
 //   sum(x), sum(square(x - y))   n = 3, 7, 13, 100, 1001
 //   sum(A, 0), sum(A, 1)         A row-major 100000 x 3, 20000 x 7, 1000 x 37, 300 x 300, 1000 x
 //   200

@@ -506,8 +506,8 @@ void run_reduce_axis(int out_rank, const index_t* out_ext, index_t axis_len, int
     // segment's instructions; none for vertical groups. Not a std::optional: GCC 12 zeroed its
     // 19 KiB on every call).
     const pack_buffers pb(ops, s_ax, 1, vertical ? 1 : count);
-    // A whole segment in one slab call: the axis within one block, every leaf contiguous on it.
-    const bool one_call = !vertical && axis_unit && axis_len > 0 && axis_len <= B;
+    index_t s_out[max_operands]; // by rows: bytes from one output's row to the next
+    for (int j = 0; j < count && by_rows; ++j) s_out[j] = s_in[j] * ops[j].esize;
     char* base[max_operands]; // the first output of the row of outputs `r`
     index_t r = b / groups_per_row, gi = b % groups_per_row;
     auto row_base = [&] {
@@ -530,21 +530,10 @@ void run_reduce_axis(int out_rank, const index_t* out_ext, index_t axis_len, int
       if (by_rows) {
         // The rest of this row of outputs in one call, each output one slab row.
         const index_t m = std::min(groups_per_row - gi, e - item);
-        index_t s_out[max_operands];
-        for (int j = 0; j < count; ++j) s_out[j] = s_in[j] * ops[j].esize;
         state_buf st;
         k.init(st.b);
         k.slab(ctx, ptr, s_ax, s_out, m, axis_len, 0, 0, st.b, true);
         item += m - 1, gi += m - 1;
-        continue;
-      }
-      if (one_call) {
-        state_buf st;
-        partial_buf part;
-        k.init(st.b);
-        slab_call(k, ctx, ops, count, ptr, s_ax, no_strides.data(), 1, axis_len, 0, 0, st.b, 0);
-        k.finish(st.b, part.b);
-        k.store(part.b, axis_len, ptr[0]);
         continue;
       }
       if (vertical) {
