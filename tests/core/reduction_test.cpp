@@ -395,6 +395,33 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(sums_of_short_rows_match_the_reference, T, types) 
     }
 }
 
+// The vertical kernel (contiguous outputs, the axis strided: `sum(A, 0)` of a row-major A)
+// halves the axis in row pairs into leaves of at most 256 rows, reads a leaf's two halves side
+// by side and two batches of outputs a pass, an odd count's last row apart, a last single
+// batch twice and a partial one as the last batch (kernels/include/lz/kernels/cpu/reduce.hpp):
+// row counts around those sizes, column counts around one to five batches of 4, 8 or 16 lanes;
+// whole numbers, so every order gives the reference exactly.
+BOOST_AUTO_TEST_CASE_TEMPLATE(column_sums_of_every_row_count_around_a_leaf_match_the_reference, T,
+                              types) {
+  rng r(0x7ed2900 + sizeof(T) * 7 + std::is_integral_v<T>);
+  for (index_t m : {1, 2, 3, 4, 255, 256, 257, 258, 513, 1025})
+    for (index_t n : {4, 5, 8, 9, 12, 16, 17, 24, 31, 33, 40, 47, 48, 65, 80}) {
+      const auto A = random_tensor<T, 2>({m, n}, r.next(), values::whole);
+      using S = lz::value_t<decltype(lz::sum(A, 0))>;
+      const lz::tensor<S, 1> got = lz::sum(A, 0);
+      const lz::tensor<T, 1> got_max = lz::max(A - lz::square(A), 0);
+      const auto want = reference(lz::sum(A, 0));
+      const auto want_max = reference(lz::max(A - lz::square(A), 0));
+      BOOST_TEST_CONTEXT(m << " x " << n << ", " << type_name<T>()) {
+        BOOST_TEST_REQUIRE(got.size() == n);
+        for (index_t j = 0; j < n; ++j) {
+          BOOST_TEST(got(j) == want(j));
+          BOOST_TEST(got_max(j) == want_max(j));
+        }
+      }
+    }
+}
+
 // Reductions into an existing destination with += and friends write straight into it.
 BOOST_AUTO_TEST_CASE(compound_assignment_of_axis_reductions_matches_the_reference) {
   rng r(0x7ed3000);
