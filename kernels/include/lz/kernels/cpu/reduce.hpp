@@ -274,13 +274,12 @@ struct reducer {
   }
 
   // SIMD across `nout` contiguous outputs; pairwise along the axis. Two batches of outputs a
-  // pass; the axis halved (in whole row pairs) into leaves of at most 256 rows, each leaf read
-  // as its two halves side by side: four independent chains, the leaves' row offsets stepped
-  // once for the four, a call per leaf (one batch a pass, one chain and a call per 32 rows:
-  // 1.33-1.44x Eigen at 1000 x 200 and 300 x 300; docs/decisions/vertical-reduction-four-
-  // chains.md). An odd count's last row joins the tree's result. A last single batch runs
-  // twice, a last partial one as the last W outputs; only outputs not stored yet are stored
-  // (no scalar path).
+  // pass; the axis halved into leaves of at most 256 rows, each leaf read as its two halves
+  // side by side: four independent chains, the leaves' row offsets stepped once for the four,
+  // a call per leaf (one batch a pass, one chain and a call per 32 rows: 1.33-1.44x Eigen at
+  // 1000 x 200 and 300 x 300; docs/decisions/vertical-reduction-four-chains.md). A last single
+  // batch runs twice, a last partial one as the last W outputs; only outputs not stored yet
+  // are stored (no scalar path).
   // @pre nout >= W (reduce.cpp takes the segment path for fewer outputs).
   static void vertical(const void* ctx, char* const* p, const index_t* s_inner,
                        const index_t* s_axis, index_t len, index_t nout, char* dst) {
@@ -298,36 +297,38 @@ struct reducer {
         // The two batches' first outputs. Inner strides across outputs are 1 or 0 (broadcast
         // leaves): bcast mode covers both.
         const index_t jb[2] = {std::min(j0, nout - W), std::min(j0 + W, nout - W)};
-        // The pairwise tree over rows [k0, k1): an odd count's last row apart, halves of whole
-        // row pairs until 256 rows; a leaf's two halves side by side (a single row: both read
-        // it and one is left out).
+        // The pairwise tree over rows [k0, k1): halves until 256 rows; a leaf's two halves side
+        // by side, the second one row longer for an odd count (that row after the loop).
         auto rec = [&](auto self, index_t k0, index_t k1) LZ_NOINLINE -> two {
           const index_t n = k1 - k0;
-          if (n > 256 || (n > 1 && n % 2)) {
-            const index_t mid = n % 2 ? k1 - 1 : k0 + 2 * ((n / 2 + 1) / 2);
-            const two x = self(self, k0, mid), y = self(self, mid, k1);
+          if (n > 256) {
+            const two x = self(self, k0, k0 + n / 2), y = self(self, k0 + n / 2, k1);
             return {Op::combine(x.b0, y.b0), Op::combine(x.b1, y.b1)};
           }
           char *qa[N], *qb[N];
           for (std::size_t l = 1; l < N; ++l)
             qa[l] = p[l] + k0 * step[l], qb[l] = p[l] + (k0 + n / 2) * step[l];
           B a0 = id, a1 = id, b0 = id, b1 = id;
-          for (index_t i = n - n / 2; i > 0; --i) {
+          for (index_t i = n / 2; i > 0; --i) {
             a0 = Op::combine(a0, e.template vec<mode::bcast, B>(qa, s_inner, jb[0]));
             a1 = Op::combine(a1, e.template vec<mode::bcast, B>(qa, s_inner, jb[1]));
             b0 = Op::combine(b0, e.template vec<mode::bcast, B>(qb, s_inner, jb[0]));
             b1 = Op::combine(b1, e.template vec<mode::bcast, B>(qb, s_inner, jb[1]));
             for (std::size_t l = 1; l < N; ++l) qa[l] += step[l], qb[l] += step[l];
           }
-          if (n == 1) return {a0, a1};
+          if (n % 2) {
+            b0 = Op::combine(b0, e.template vec<mode::bcast, B>(qb, s_inner, jb[0]));
+            b1 = Op::combine(b1, e.template vec<mode::bcast, B>(qb, s_inner, jb[1]));
+          }
           return {Op::combine(a0, b0), Op::combine(a1, b1)};
         };
         const two r = rec(rec, 0, len);
         alignas(64) V res[2][W];
         r.b0.store_aligned(res[0]);
         r.b1.store_aligned(res[1]);
-        for (index_t u = 0, from = j0; u < 2; from = jb[u] + W, ++u)
-          for (index_t j = std::max<index_t>(from - jb[u], 0); j < W; ++j)
+        const index_t first[2] = {j0 - jb[0], jb[0] + W - jb[1]}; // (not stored yet)
+        for (int u = 0; u < 2; ++u)
+          for (index_t j = first[u]; j < W; ++j)
             store(&res[u][j], len, dst + (jb[u] + j) * index_t(sizeof(D)));
       }
     } else {
