@@ -396,10 +396,10 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(sums_of_short_rows_match_the_reference, T, types) 
 }
 
 // The vertical kernel (contiguous outputs, the axis strided: `sum(A, 0)` of a row-major A)
-// halves the axis in row pairs into leaves of at most 256 rows, reads a leaf's two halves side
-// by side and two batches of outputs a pass, an odd count's last row apart, a last single
-// batch twice and a partial one as the last batch (kernels/include/lz/kernels/cpu/reduce.hpp):
-// row counts around those sizes, column counts around one to five batches of 4, 8 or 16 lanes;
+// halves the axis into leaves of at most 256 rows, reads a leaf's two halves side by side (the
+// second a row longer for an odd count) and two batches of outputs a pass, a last single batch
+// twice and a partial one as the last batch (kernels/include/lz/kernels/cpu/reduce.hpp): row
+// counts around those sizes, column counts around one to five batches of 4, 8 or 16 lanes;
 // whole numbers, so every order gives the reference exactly.
 BOOST_AUTO_TEST_CASE_TEMPLATE(column_sums_of_every_row_count_around_a_leaf_match_the_reference, T,
                               types) {
