@@ -133,7 +133,11 @@ struct red_acc {
   template <class B>
   static A fold(const B& a0, const B& a1, const B& a2, const B& a3, A tail) {
     static_assert(U == 4);
-    const B b = Op::combine(Op::combine(a0, a1), Op::combine(a2, a3));
+    return fold_lanes(Op::combine(Op::combine(a0, a1), Op::combine(a2, a3)), tail);
+  }
+  /// The lanes of one batch and the scalar accumulator, in fold's tree.
+  template <class B>
+  static A fold_lanes(const B& b, A tail) {
     alignas(64) V v[W];
     b.store_aligned(v);
     for (int width = W; width > 1; width /= 2)
@@ -256,7 +260,10 @@ struct reducer {
         if (each) { // the row's output, and the accumulators back to the identity
           A out = sum.tail;
           if constexpr (S) {
-            out = accum::fold(a0, a1, a2, a3, out);
+            // A row shorter than U batches left a1..a3 at the identity: combining them
+            // changes no bit (lanes start at +0, so never -0; x * 1, max(x, -inf) are x).
+            out = accum::fold_lanes(
+                n < U * W ? a0 : Op::combine(Op::combine(a0, a1), Op::combine(a2, a3)), out);
             a0 = a1 = a2 = a3 = accum::identity();
           } else {
             sum.tail = accum::start();
