@@ -10,6 +10,10 @@
 #include <lz/lz.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -17,6 +21,7 @@ namespace {
 namespace cpu = lz::kernels::cpu;
 using lz::index_t;
 
+using float_types = std::tuple<float, double>;
 constexpr index_t W = 8;              // the recording slab's declared batch
 constexpr double sentinel = 1.0;      // below every element
 constexpr index_t margin = 2 * W + 8; // sentinel elements before and after an operand
@@ -259,4 +264,44 @@ BOOST_AUTO_TEST_CASE(contiguous_axis_segments_run_a_row_of_outputs_per_slab_call
           }
         }
       }
+}
+
+// A batch's lanes fold in the order red_acc::fold_lanes documents (kernels/cpu/reduce.hpp):
+// adjacent lanes pairwise, then adjacent pairs, and so on, then the scalar accumulator. Every
+// full and axis reduction ends in this fold, so its order is part of their bits. The values
+// span 2^±30, so most orders round differently; the test checks that halves first (another
+// tree of the same depth) would have failed it.
+BOOST_AUTO_TEST_CASE_TEMPLATE(a_batch_folds_its_lanes_adjacent_pairs_first, T, float_types) {
+  using B = xsimd::batch<T>;
+  constexpr int w = int(B::size);
+  using acc = cpu::red_acc<lz::red::sum_op, T, true>;
+  static_assert(acc::W == w);
+  std::uint64_t state = 0x5eed + sizeof(T);
+  auto next = [&] { // xorshift64*
+    state ^= state >> 12, state ^= state << 25, state ^= state >> 27;
+    return state * 0x2545f4914f6cdd1dull;
+  };
+  auto value = [&] {
+    const T mantissa = T(1) + T(double(next() >> 11) * 0x1p-53);
+    return T((next() & 1) ? -1 : 1) * std::ldexp(mantissa, int(next() % 61) - 30);
+  };
+  int other_order_differs = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    alignas(64) T lanes[w];
+    for (T& l : lanes) l = value();
+    const T tail = value();
+    T pairs[w], halves[w];
+    std::copy(lanes, lanes + w, pairs);
+    std::copy(lanes, lanes + w, halves);
+    for (int width = w; width > 1; width /= 2)
+      for (int j = 0; j < width / 2; ++j) {
+        pairs[j] = pairs[2 * j] + pairs[2 * j + 1];
+        halves[j] = halves[j] + halves[j + width / 2];
+      }
+    const T want = pairs[0] + tail, other = halves[0] + tail;
+    const T got = acc::fold_lanes(B::load_aligned(lanes), tail);
+    BOOST_TEST(std::memcmp(&got, &want, sizeof(T)) == 0, got << " vs " << want);
+    other_order_differs += std::memcmp(&other, &want, sizeof(T)) != 0;
+  }
+  BOOST_TEST(other_order_differs > 0);
 }
