@@ -94,8 +94,12 @@ choice<T> choose(lz::detail::assign_op op, int rank, const term<T>& dst, const t
 
 template <class T>
 bool run(lz::detail::assign_op op, int rank, const term<T>& dst, const term<T>* terms, int count) {
+  const choice<T> c = choose<T>(op, rank, dst, terms, count);
+  if (c.kind == choice<T>::none) return false; // the loop runs instead (flatten checks)
+  for (int i = 0; i < count; ++i)
+    lz::detail::check_alive(terms[i].serial, terms[i].extents, std::size_t(rank));
   exec_sink s;
-  return emit(s, choose<T>(op, rank, dst, terms, count), const_cast<T*>(dst.ptr));
+  return emit(s, c, const_cast<T*>(dst.ptr));
 }
 
 template choice<float> choose(lz::detail::assign_op, int, const term<float>&, const term<float>*,

@@ -57,9 +57,10 @@ void assign_with(const P& pol, tensor_view<T, R> dst, const E& e) {
           return;
         }
       }
-      // Checked builds: a loop-only tree's leaves are checked where the loop reads them
-      // (detail::flatten, before anything is written); other trees are walked here.
-      if constexpr (LZ_CHECKED && !fusion::only_map_v<T, R, E>) check_lifetimes(e);
+      // Checked builds: the leaves of a loop, of BLAS 1 in place and of a plain axis reduction
+      // are checked where they are read (fusion::checks_own_leaves_v), before anything is
+      // written; other trees are walked here.
+      if constexpr (LZ_CHECKED && !fusion::checks_own_leaves_v<T, R, E>) check_lifetimes(e);
       fusion::execute<Op>(pol, dst, e);
     }
   }

@@ -165,4 +165,8 @@ void throw_dead_operand(const index_t* s, std::size_t rank) {
                        "lz::eval(expression) (docs/errors.md, \"Lifetimes\")");
 }
 
+void check_alive(std::uint64_t serial, const index_t* s, std::size_t rank) {
+  if (serial != 0 && !lifetime_alive(serial)) throw_dead_operand(s, rank);
+}
+
 } // namespace lz::detail

@@ -138,6 +138,40 @@ BOOST_AUTO_TEST_CASE(products_and_reductions_over_a_dead_tensor_throw) {
   BOOST_CHECK_THROW(r = rows, lz::lifetime_error);
 }
 
+// Trees that check their own leaves where they read them (fusion::checks_own_leaves_v): BLAS 1
+// in place (`y = 2 * x + y`, when the level1 rule is on) checks its terms before the call, the
+// dot rule its two vectors (lz::sum(x * y) of up to dot_blas_max elements), an axis reduction
+// at the root its operand; the loop behind each checks its leaves as it gathers them.
+BOOST_AUTO_TEST_CASE(blas_1_dot_and_axis_reductions_over_a_dead_tensor_throw) {
+  const lz::tuning saved = lz::thresholds();
+  lz::thresholds().level1_blas = 0; // y = a*x + y in place: one axpy call
+  vec y = lz::ones<double>({6});
+  auto update = [&y] {
+    vec x = lz::ones<double>({6});
+    return 2.0 * x + y;
+  }();
+  BOOST_CHECK_EXCEPTION(y = update, lz::lifetime_error,
+                        [](const auto& x) { return names_shape(x, "(6,)"); });
+  BOOST_TEST(y(5) == 1.0); // untouched
+  lz::thresholds() = saved;
+  BOOST_CHECK_THROW(y = update, lz::lifetime_error); // the loop's check, with the rule off
+  BOOST_TEST(y(5) == 1.0);
+  auto dot = [&y] {
+    vec x = lz::ones<double>({6});
+    return lz::sum(x * y);
+  }();
+  BOOST_CHECK_EXCEPTION((void)double(dot), lz::lifetime_error,
+                        [](const auto& x) { return names_shape(x, "(6,)"); });
+  auto columns = [] {
+    lz::matrix<double> A = lz::ones<double>({4, 3});
+    return lz::sum(A, 0);
+  }();
+  vec c = {7, 7, 7};
+  BOOST_CHECK_EXCEPTION(c = columns, lz::lifetime_error,
+                        [](const auto& x) { return names_shape(x, "(4,3)"); });
+  BOOST_TEST(c(2) == 7.0);
+}
+
 BOOST_AUTO_TEST_CASE(living_moved_owned_computed_and_adopted_operands_do_not_throw) {
   vec a = {1, 2, 3}, b = {10, 20, 30};
   auto e = a + b;

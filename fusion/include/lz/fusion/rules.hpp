@@ -141,6 +141,20 @@ template <class T, std::size_t R, class E>
 constexpr bool level1_or_map_v =
     !scalar_like<E> && rule_order::tries_only<T, R, E>(rule_id::level1, rule_id::map);
 
+/// True when execute checks every leaf of E where it reads it, in checked builds (so
+/// evaluate.hpp does not walk the tree first): a loop's leaves in detail::flatten, BLAS 1's
+/// terms in detail_level1::run; that is, a tree that can only be a loop or BLAS 1 in place,
+/// or an axis reduction at the root with nothing under it computed first.
+template <class T, std::size_t R, class E>
+constexpr bool checks_own_leaves_v = [] {
+  if constexpr (scalar_like<E>)
+    return false;
+  else if constexpr (is_axis_reduction_v<E>)
+    return std::is_same_v<value_t<E>, T> && lz::detail::opaque_count_v<decltype(E::arg)> == 0;
+  else
+    return only_map_v<T, R, E> || level1_or_map_v<T, R, E>;
+}();
+
 /// Executes dst ⊕= e (⊕ = Op) under policy `pol`. @pre shapes checked by evaluate.hpp.
 /// A tree that can only be a loop goes straight to it: the same run_map that plan_assign
 /// would reach through the sink's map step, without instantiating the sink and the rule list

@@ -5,6 +5,7 @@
 // fused SIMD reduction; run by kernels/blas.
 #pragma once
 
+#include <lz/expr/lifetime.hpp>
 #include <lz/fusion/plan.hpp>
 #include <lz/ops/functors.hpp>
 #include <lz/ops/reduce_ops.hpp>
@@ -39,6 +40,10 @@ bool try_dot(const E& arg, V& out) {
             return false;
           const index_t sx = a.layout().strides[0], sy = b.layout().strides[0];
           if (sx == 0 || sy == 0) return false;
+          if constexpr (LZ_CHECKED) { // (reduce_expr::compute_now leaves it to the readers)
+            lz::detail::check_lifetimes(a);
+            lz::detail::check_lifetimes(b);
+          }
           out =
               kernels::blas::dot(n, a.data(), sx, b.data(), sy); // views: element 0, signed stride
           return true;

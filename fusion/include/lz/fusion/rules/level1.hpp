@@ -48,6 +48,7 @@ struct term {
   index_t extents[max_rank];
   index_t strides[max_rank];
   T coef{};
+  std::uint64_t serial = 0; ///< checked builds: the buffer's lifetime number (run checks it)
 };
 
 /// The term of a leaf (or destination) at ptr with layout l, scaled by coef.
@@ -108,6 +109,8 @@ namespace detail_level1 {
 /// Compiled once for float and double (fusion/src/level1.cpp): choose, and when a call
 /// applies run it as exec_sink does. False when the assignment is not a BLAS 1 call: the
 /// caller runs its loop. @pre the size reaches lz::thresholds().level1_blas (run_level1).
+/// dst ⊕= the terms by one BLAS 1 call, where choose picks one (compiled, fusion/src/level1.cpp);
+/// before it, a term with a lifetime number must still be live (lifetime_error otherwise).
 template <class T>
 bool run(lz::detail::assign_op op, int rank, const term<T>& dst, const term<T>* terms, int count);
 
@@ -133,7 +136,11 @@ int gather(const View<T, R>& dst, const E& e, term<T>& y, term<T> (&terms)[2]) {
       using X = std::remove_cvref_t<decltype(t)>;
       if constexpr (std::is_same_v<lz::detail::kind_t<X>, lz::detail::leaf_kind> &&
                     std::is_same_v<value_t<X>, T> && rank_v<X> == R) {
-        if (count < 2) set_term(terms[count], t.data(), t.layout(), coef);
+        if (count < 2) {
+          set_term(terms[count], t.data(), t.layout(), coef);
+          if constexpr (LZ_CHECKED && requires { t.lz_serial(); })
+            terms[count].serial = t.lz_serial();
+        }
         ++count;
       } else {
         count = 3; // not a scaled leaf: no BLAS 1 call
