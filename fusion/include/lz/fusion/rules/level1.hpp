@@ -108,9 +108,9 @@ namespace detail_level1 {
 
 /// Compiled once for float and double (fusion/src/level1.cpp): choose, and when a call
 /// applies run it as exec_sink does. False when the assignment is not a BLAS 1 call: the
-/// caller runs its loop. @pre the size reaches lz::thresholds().level1_blas (run_level1).
-/// dst ⊕= the terms by one BLAS 1 call, where choose picks one (compiled, fusion/src/level1.cpp);
-/// before it, a term with a lifetime number must still be live (lifetime_error otherwise).
+/// caller runs its loop. Before the call, a term with a lifetime number (checked builds) must
+/// still be live: lifetime_error otherwise. @pre the size reaches
+/// lz::thresholds().level1_blas (run_level1).
 template <class T>
 bool run(lz::detail::assign_op op, int rank, const term<T>& dst, const term<T>* terms, int count);
 
