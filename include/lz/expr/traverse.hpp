@@ -168,8 +168,7 @@ template <class E, class Exec, class Store>
 std::size_t flatten(const E& e, operand* out, const Exec& ex, Store& temps) {
   using K = kind_t<E>;
   if constexpr (std::is_same_v<K, leaf_kind>) {
-    if constexpr (LZ_CHECKED && requires { e.lz_serial(); }) // checked builds: the leaf lives
-      check_alive(e.lz_serial(), e.shape().data(), rank_v<E>);
+    if constexpr (LZ_CHECKED) check_lifetimes(e); // checked builds: the leaf lives
     out->ptr = reinterpret_cast<char*>(const_cast<value_t<E>*>(e.data()));
     out->esize = sizeof(value_t<E>);
     const auto& l = e.layout();
