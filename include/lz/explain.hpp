@@ -195,7 +195,9 @@ fusion::explain_sink plan_text(const P& pol, D&& dst, const E& e, std::string& t
   }
   // As fusion::execute: computed sparse terms first, as CSR leaves; full reductions, as scalars.
   const auto plan = [&](const auto& t) {
-    if constexpr (fusion::settles_v<decltype(t)>)
+    if constexpr (scalar_like<std::remove_cvref_t<decltype(t)>>) // x *= 2.0
+      fusion::plan_assign<Op>(s, pol, v, t);
+    else if constexpr (fusion::settles_v<decltype(t)>)
       fusion::plan_assign<Op>(
           s, pol, v, fusion::settle_reductions(t, [&](const auto& r) { return s.settled(r); }));
     else

@@ -858,6 +858,9 @@ LZ_NOINLINE void run_map_logged(const map_call& c) {
 
 void run_map(const map_call& c) {
   if (c.info->count > max_operands) throw std::length_error("lz: loop with more than 256 operands");
+  if (LZ_UNLIKELY(c.info->blas1 != nullptr) &&
+      product(c.info->rank, c.extents) >= thresholds().level1_blas.get() && c.info->blas1(c))
+    return;
   if (LZ_UNLIKELY(logging::on(logging::loop)))
     run_map_logged(c);
   else
@@ -865,7 +868,7 @@ void run_map(const map_call& c) {
 }
 
 template <int N>
-void run_map_vector(const map_call& c, char** p) {
+LZ_INLINE void run_vector(const map_call& c, char** p) {
   const index_t n = c.extents[0];
   if (LZ_UNLIKELY(logging::on(logging::loop))) return run_map_logged(c);
   if (n <= 1) { // (one element: strides do not matter)
@@ -875,6 +878,26 @@ void run_map_vector(const map_call& c, char** p) {
   }
   if (!flat_vector<N>(c, n, p)) return run_general(c);
   run_flat(c, n, p); // (tail calls only)
+}
+
+template <int N>
+void run_map_vector(const map_call& c, char** p) {
+  run_vector<N>(c, p);
+}
+
+// BLAS 1 first, then the loop if it declined: apart, so that the loop's own path keeps its
+// small frame and tail calls (the call's result is tested: not a tail call).
+template <int N>
+LZ_NOINLINE void run_vector_after_blas1(const map_call& c, char** p) {
+  if (c.info->blas1(c)) return;
+  run_vector<N>(c, p);
+}
+
+template <int N>
+void run_map_vector_blas1(const map_call& c, char** p) {
+  if (LZ_UNLIKELY(c.extents[0] >= thresholds().level1_blas.get()))
+    return run_vector_after_blas1<N>(c, p);
+  run_vector<N>(c, p);
 }
 
 // One per operand count a caller may pass (fusion/rules/map.hpp).
@@ -895,6 +918,9 @@ template void run_map_vector<14>(const map_call&, char**);
 template void run_map_vector<15>(const map_call&, char**);
 template void run_map_vector<16>(const map_call&, char**);
 static_assert(vector_operands == 16, "lz: one run_map_vector<N> above for each N up to it");
+template void run_map_vector_blas1<1>(const map_call&, char**);
+template void run_map_vector_blas1<2>(const map_call&, char**);
+template void run_map_vector_blas1<3>(const map_call&, char**);
 
 std::string describe(const loop_plan& p, int simd_width) {
   static const char* modes[] = {"contiguous", "broadcast", "strided", "contiguous, streaming"};

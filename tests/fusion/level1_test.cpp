@@ -241,6 +241,108 @@ BOOST_AUTO_TEST_CASE(level1_refuses_broadcast_overlapping_and_mismatched_layouts
   }
 }
 
+namespace {
+// dst ⊕= e once through the loop (level1_blas off) and once with BLAS 1 enabled from size 0,
+// from the same starting values: the executed call (routine, length, alpha) is the one the
+// explained plan names (or neither makes one), alpha is `alpha` (NaN: no call expected), and
+// the numbers are the loop's (BLAS may fuse the multiply-add: a few ulps). Returns the BLAS run's
+// result.
+template <lz::detail::assign_op Op, class D, class E>
+auto check_blas1_call(D&& dst, const E& e, double alpha, const std::string& what) {
+  using T = lz::value_t<std::remove_cvref_t<D>>;
+  using lz::detail::assign_op;
+  const lz::tensor<T, lz::rank_v<std::remove_cvref_t<D>>> start = dst;
+  const auto assign = [&] {
+    if constexpr (Op == assign_op::set) dst = e;
+    if constexpr (Op == assign_op::add) dst += e;
+    if constexpr (Op == assign_op::sub) dst -= e;
+    if constexpr (Op == assign_op::mul) dst *= e;
+  };
+  thresholds_guard g;
+  assign();
+  const lz::tensor<T, lz::rank_v<std::remove_cvref_t<D>>> loop = dst;
+  dst = start;
+  lz::thresholds().level1_blas = 0;
+  std::string plan;
+  if constexpr (Op == assign_op::set)
+    plan = lz::explain(dst, e);
+  else
+    plan = lz::explain(dst, lz::compound_tag<Op>{}, e);
+  recording rec;
+  assign();
+  BOOST_TEST_CONTEXT(what << "\n" << plan) {
+    if (std::isnan(alpha)) {
+      BOOST_TEST(rec.calls.empty(), rec.summary());
+      BOOST_TEST(plan.find("axpy(") == std::string::npos);
+      BOOST_TEST(plan.find("scal(") == std::string::npos);
+    } else if (rec.calls.size() != 1) {
+      BOOST_TEST(rec.calls.size() == 1u, rec.summary());
+    } else {
+      const auto& c = rec.only();
+      BOOST_TEST(plan.find(std::string(c.routine) + "(n=" + std::to_string(c.n) + ",") !=
+                 std::string::npos);
+      BOOST_TEST(c.n == dst.size());
+      BOOST_TEST(c.alpha == alpha);
+      BOOST_TEST(std::signbit(c.alpha) == std::signbit(alpha));
+    }
+    // (values of magnitude ~1: a fused multiply-add differs by an ulp or two of the terms)
+    const double tol = 16 * double(std::numeric_limits<T>::epsilon());
+    BOOST_TEST(double(lz::max(lz::abs(dst - loop))) <= tol);
+  }
+  return lz::tensor<T, lz::rank_v<std::remove_cvref_t<D>>>(dst);
+}
+} // namespace
+
+// Run time: the compiled chooser reads the leaves from the flattened loop and their
+// coefficients from the tree's kernel; the explained plan reads them from the tree. On vectors
+// (contiguous, strided, reversed), matrices of both layouts, transposed and one-row views, and
+// float: the same call or none, the loop's numbers.
+BOOST_AUTO_TEST_CASE(blas1_runs_exactly_the_call_its_plan_names) {
+  using lz::detail::assign_op;
+  const double none = std::nan("");
+  const index_t n = 203;
+  lz::vector<double> x = lz::random<double>({3 * n}, 41), y = lz::random<double>({3 * n}, 42);
+  lz::vector<double> z = lz::random<double>({n}, 43);
+  auto yc = y(lz::range(0, n)), ys = y(lz::range(0, 3 * n, 3)), xr = x(lz::range(n - 1, -1, -1));
+  auto xc = x(lz::range(n, 2 * n)), xs = x(lz::range(1, 3 * n, 3));
+  check_blas1_call<assign_op::set>(yc, 2.5 * xc + yc, 2.5, "y = 2.5x + y");
+  check_blas1_call<assign_op::set>(ys, ys + xr / 4.0, 0.25, "strided y = y + reversed x / 4");
+  check_blas1_call<assign_op::sub>(yc, -(3.0 * xs), -(-3.0), "y -= -(3 x strided)");
+  check_blas1_call<assign_op::add>(ys, 0.5 * (2.0 * xc), 1.0, "y += 0.5 (2 x)");
+  check_blas1_call<assign_op::set>(yc, -xc + yc, -1.0, "y = -x + y");
+  check_blas1_call<assign_op::set>(ys, 3.0 * ys, 3.0, "strided y = 3 y (scal)");
+  check_blas1_call<assign_op::mul>(yc, 1.5, 1.5, "y *= 1.5 (scal)");
+  check_blas1_call<assign_op::set>(yc, 2.0 * xc + 3.0 * yc, none, "y = 2x + 3y");
+  check_blas1_call<assign_op::set>(yc, xc * 2.0 - yc, none, "y = 2x - y");
+  check_blas1_call<assign_op::set>(z, xc + yc, none, "z = x + y");
+  check_blas1_call<assign_op::add>(yc, 2.0 * yc, none, "y += 2y");
+  lz::matrix<double> A = lz::random<double>({7, 5}, 44), B = lz::random<double>({7, 5}, 45);
+  const lz::matrix<double> F0 = lz::random<double>({7, 5}, 46), G0 = lz::random<double>({5, 7}, 47);
+  lz::matrix<double> F(7, 5, lz::layout_left), G(5, 7, lz::layout_left);
+  F = F0, G = G0; // (the values, in F's and G's own layouts)
+  check_blas1_call<assign_op::add>(A, 2.0 * B, 2.0, "row-major A += 2B");
+  const lz::matrix<double> H = lz::random<double>({5, 7}, 52); // row-major: H^T column-major
+  check_blas1_call<assign_op::add>(F, 2.0 * lz::transpose(H), 2.0, "col-major F += 2 H^T");
+  check_blas1_call<assign_op::set>(A, A - lz::transpose(G), -1.0, "A = A - G^T (row-major)");
+  check_blas1_call<assign_op::add>(A, 2.0 * F, none, "row-major A += 2 col-major F");
+  check_blas1_call<assign_op::set>(F, F - lz::transpose(G), none, "col-major F = F - G^T");
+  // One row: the extent-1 dim's stride does not matter (flatten writes 0 there, a view keeps
+  // its own), for the destination term and the other term alike.
+  lz::matrix<double> R = lz::random<double>({1, 9}, 48), C = lz::random<double>({9, 1}, 49);
+  auto row = lz::transpose(C);
+  check_blas1_call<assign_op::set>(R, 2.0 * row + R, 2.0, "one row R = 2 C^T + R");
+  check_blas1_call<assign_op::sub>(R, row / 2.0, -0.5, "one row R -= C^T / 2");
+  lz::vector<double> b = {4.0};
+  check_blas1_call<assign_op::set>(z, z + 2.0 * b, none, "z = z + 2b, b broadcast");
+  lz::vector<float> u = lz::random<float>({n}, 50), v = lz::random<float>({n}, 51);
+  check_blas1_call<assign_op::sub>(v, 0.75f * u, -0.75, "float v -= 0.75u");
+  // Signed zeros: -0 += -0·x stays -0, as in the loop.
+  lz::vector<double> w(n), one(n);
+  w = -0.0, one = 1.0;
+  const auto r = check_blas1_call<assign_op::add>(w, -0.0 * one, -0.0, "-0 += -0 x");
+  for (index_t i = 0; i < n; ++i) BOOST_TEST(std::signbit(r(i)));
+}
+
 BOOST_AUTO_TEST_CASE(level1_is_the_fused_loop_by_default) {
   lz::vector<double> x = lz::random<double>({1000}, 4), y = lz::random<double>({1000}, 5);
   recording rec;

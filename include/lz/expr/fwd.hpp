@@ -118,8 +118,10 @@ template <assign_op Op, class P, class T, std::size_t R, class E>
 void assign_with(const P& pol, tensor_view<T, R> dst, const E& e);
 template <assign_op Op, class T, std::size_t R, class E>
 void assign_to(tensor_view<T, R> dst, const E& e);
+// (always inlined into the assignment: one call less, its expression not copied for it; the
+// compile cost is the same, perf/compile)
 template <class T, std::size_t R, class E>
-void assign_resize(tensor<T, R>& dst, const E& e);
+LZ_INLINE void assign_resize(tensor<T, R>& dst, const E& e);
 template <class T, std::size_t R, class E>
 void construct_from(tensor<T, R>& dst, const E& e);
 /// false, but only once T is known: `static_assert(dependent_false<T>, "...")` in a branch or

@@ -142,9 +142,9 @@ constexpr bool level1_or_map_v =
     !scalar_like<E> && rule_order::tries_only<T, R, E>(rule_id::level1, rule_id::map);
 
 /// True when execute checks every leaf of E where it reads it, in checked builds (so
-/// evaluate.hpp does not walk the tree first): a loop's leaves in detail::flatten, BLAS 1's
-/// terms in detail_level1::run; that is, a tree that can only be a loop or BLAS 1 in place,
-/// or an axis reduction at the root with nothing under it computed first.
+/// evaluate.hpp does not walk the tree first): a loop's leaves in detail::flatten (BLAS 1 in
+/// place is chosen after it, from the flattened loop); that is, a tree that can only be a loop or
+/// BLAS 1 in place, or an axis reduction at the root with nothing under it computed first.
 template <class T, std::size_t R, class E>
 constexpr bool checks_own_leaves_v = [] {
   if constexpr (scalar_like<E>)
@@ -159,15 +159,15 @@ constexpr bool checks_own_leaves_v = [] {
 /// A tree that can only be a loop goes straight to it: the same run_map that plan_assign
 /// would reach through the sink's map step, without instantiating the sink and the rule list
 /// for it (compile time: a tenth of a plain tree's cost, perf/compile); so does a tree that
-/// could be BLAS 1 in place (`y = a*x + y`, compiled choice, else the loop). Computed sparse
-/// terms (fusion/sparse.hpp) and full reductions (rules/reduce.hpp) in the tree are settled
+/// could be BLAS 1 in place (`y = a*x + y`: its loop asks the compiled chooser first). Computed
+/// sparse terms (fusion/sparse.hpp) and full reductions (rules/reduce.hpp) in the tree are settled
 /// first: what remains is planned, often a plain loop.
 template <lz::detail::assign_op Op, class P, class T, std::size_t R, class E>
 void execute(const P& pol, tensor_view<T, R> dst, const E& e) {
   if constexpr (only_map_v<T, R, E>) {
     run_map<Op>(pol, dst, e);
   } else if constexpr (level1_or_map_v<T, R, E>) {
-    if (!run_level1<Op>(dst, e)) run_map<Op>(pol, dst, e);
+    run_map<Op, level1_candidate_v<Op, T, R, E>>(pol, dst, e); // BLAS 1 first where it may be
   } else if constexpr (holds_computed_sparse_v<E>) {
     execute<Op>(pol, dst, settle_sparse(e, sparse_computer{}));
   } else if constexpr (settles_v<E>) {

@@ -48,7 +48,6 @@ struct term {
   index_t extents[max_rank];
   index_t strides[max_rank];
   T coef{};
-  std::uint64_t serial = 0; ///< checked builds: the buffer's lifetime number (run checks it)
 };
 
 /// The term of a leaf (or destination) at ptr with layout l, scaled by coef.
@@ -106,14 +105,6 @@ bool emit(Sink& s, const choice<T>& c, T* y) {
 
 namespace detail_level1 {
 
-/// Compiled once for float and double (fusion/src/level1.cpp): choose, and when a call
-/// applies run it as exec_sink does. False when the assignment is not a BLAS 1 call: the
-/// caller runs its loop. Before the call, a term with a lifetime number (checked builds) must
-/// still be live: lifetime_error otherwise. @pre the size reaches
-/// lz::thresholds().level1_blas (run_level1).
-template <class T>
-bool run(lz::detail::assign_op op, int rank, const term<T>& dst, const term<T>* terms, int count);
-
 /// The additive terms of dst ⊕= e as the chooser sees them (the sign of -= folded in; for *=
 /// the destination scaled): their count, or more than 2 when e is not a sum of at most two
 /// scaled leaves of the destination's type and rank (no BLAS 1 call then).
@@ -136,11 +127,7 @@ int gather(const View<T, R>& dst, const E& e, term<T>& y, term<T> (&terms)[2]) {
       using X = std::remove_cvref_t<decltype(t)>;
       if constexpr (std::is_same_v<lz::detail::kind_t<X>, lz::detail::leaf_kind> &&
                     std::is_same_v<value_t<X>, T> && rank_v<X> == R) {
-        if (count < 2) {
-          set_term(terms[count], t.data(), t.layout(), coef);
-          if constexpr (LZ_CHECKED && requires { t.lz_serial(); })
-            terms[count].serial = t.lz_serial();
-        }
+        if (count < 2) set_term(terms[count], t.data(), t.layout(), coef);
         ++count;
       } else {
         count = 3; // not a scaled leaf: no BLAS 1 call
@@ -150,7 +137,41 @@ int gather(const View<T, R>& dst, const E& e, term<T>& y, term<T> (&terms)[2]) {
   }
 }
 
+// Every additive term of E is a memory leaf of type T and rank R.
+template <class T, std::size_t R, class E>
+constexpr bool leaf_terms() {
+  using namespace detail_terms;
+  constexpr shape_kind k = shape_of<E>();
+  if constexpr (k == shape_kind::sum || k == shape_kind::difference)
+    return leaf_terms<T, R, arg_t<E, 0>>() && leaf_terms<T, R, arg_t<E, 1>>();
+  else if constexpr (k == shape_kind::negation || k == shape_kind::scaled_right ||
+                     k == shape_kind::divided)
+    return leaf_terms<T, R, arg_t<E, 0>>();
+  else if constexpr (k == shape_kind::scaled_left)
+    return leaf_terms<T, R, arg_t<E, 1>>();
+  else
+    return std::is_same_v<K<E>, lz::detail::leaf_kind> && std::is_same_v<value_t<E>, T> &&
+           rank_v<E> == R;
+}
+
 } // namespace detail_level1
+
+/// True when dst (T, R) ⊕= e is a sum of one or two scaled leaves of the destination's type and
+/// rank, ⊕ one of =, +=, -= (`y = a*x + y`, `y -= x / 2`), or x *= a: the trees whose loop asks
+/// the compiled detail_level1::try_call first (run_map<Op, true>), which needs no per-tree code
+/// beyond the loop's: it takes the leaves' addresses and strides from the flattened operands
+/// and their coefficients from the tree's own kernel.
+template <lz::detail::assign_op Op, class T, std::size_t R, class E>
+inline constexpr bool level1_candidate_v = [] {
+  using lz::detail::assign_op;
+  if constexpr (R == 0 || Op == assign_op::div ||
+                !(std::is_same_v<T, float> || std::is_same_v<T, double>))
+    return false;
+  else if constexpr (Op == assign_op::mul || detail_terms::is_scalar<E>())
+    return Op == assign_op::mul && detail_terms::is_scalar<E>();
+  else
+    return term_counts_v<E>.others <= 2 && detail_level1::leaf_terms<T, R, E>();
+}();
 
 /// axpy / scal when the assignment has that exact shape and BLAS 1 is enabled for its size.
 /// Per tree only the terms are gathered; the decision is compiled once (detail_level1::choose).
@@ -166,20 +187,6 @@ bool lower_level1(Sink& s, View<T, R> dst, const E& e) {
     if (count > 2) return false;
     return detail_level1::emit(s, detail_level1::choose<T>(Op, int(R), y, terms, count),
                                dst.data());
-  }
-}
-
-/// lower_level1 on the executing sink without one (fusion::execute, a tree whose only
-/// candidates are this rule and the loop): the choice and the call are compiled.
-template <lz::detail::assign_op Op, class T, std::size_t R, class E>
-LZ_INLINE bool run_level1(tensor_view<T, R> dst, const E& e) {
-  if constexpr (R == 0 || Op == lz::detail::assign_op::div) {
-    return false;
-  } else {
-    if (dst.size() < thresholds().level1_blas) return false; // (inline: small ones' fixed cost)
-    detail_level1::term<T> y, terms[2];
-    const int count = detail_level1::gather<Op>(dst, e, y, terms);
-    return count <= 2 && detail_level1::run<T>(Op, int(R), y, terms, count);
   }
 }
 

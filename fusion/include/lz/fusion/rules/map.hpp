@@ -18,6 +18,16 @@
 
 namespace lz::fusion {
 
+namespace detail_level1 {
+/// Compiled for float and double and the operators =, +=, -= and *= (fusion/src/level1.cpp):
+/// the flattened call of a tree that is a sum of at most two scaled leaves of the destination's
+/// type and rank, or x *= a (level1_candidate_v), as one BLAS 1 call in place when its geometry
+/// allows one (true), else nothing (false: the loop runs). The kernels' run_map asks it
+/// (map_info::blas1, set by run_map<Op, true>) from thresholds().level1_blas elements.
+template <class T, detail::assign_op Op>
+bool try_call(const kernels::cpu::map_call& c);
+} // namespace detail_level1
+
 namespace detail_map {
 
 template <class P>
@@ -41,8 +51,9 @@ LZ_INLINE void fill_operands(const P& pol, tensor_view<T, R> dst, const E& e,
 }
 
 // Everything the compiled half (kernels::cpu::run_map) needs about this assignment that is
-// known at compile time: the tree's one kernel, its operand count, cost, the policy's options.
-template <detail::assign_op Op, class P, class T, std::size_t R, class E>
+// known at compile time: the tree's one kernel, its operand count, cost, the policy's options,
+// and, for a tree that may be one BLAS 1 call (Blas1), the compiled chooser that tries it.
+template <detail::assign_op Op, class P, class T, std::size_t R, class E, bool Blas1>
 inline constexpr kernels::cpu::map_info map_info_v = [] {
   kernels::cpu::map_info i;
   i.k = kernels::cpu::map_kernel_for<T, E, allow_simd<P>, Op>();
@@ -52,18 +63,22 @@ inline constexpr kernels::cpu::map_info map_info_v = [] {
   i.threads = allow_threads<P>;
   i.automatic = P::kind == exec_kind::automatic;
   i.op = detail::assign_op_symbol(Op);
+  if constexpr (Blas1) {
+    static_assert(detail::leaf_count_v<E> <= 2, "lz: run_map_vector_blas1<N> exists for N <= 3");
+    i.blas1 = &detail_level1::try_call<T, Op>;
+  }
   return i;
 }();
 
 // The call: the constant part, the tree, the operands and the destination's extents (a copy
 // of them: the destination view's address stays here, so that the compiler keeps it in
 // registers, as the tree).
-template <detail::assign_op Op, class P, class T, std::size_t R, class E>
+template <detail::assign_op Op, class P, class T, std::size_t R, class E, bool Blas1 = false>
 LZ_INLINE kernels::cpu::map_call map_call_for(const shape_t<R>& extents,
                                               const kernels::cpu::kernel_tree_t<E>& k,
                                               detail::operand* ops) {
   kernels::cpu::map_call c;
-  c.info = &map_info_v<Op, P, T, R, E>;
+  c.info = &map_info_v<Op, P, T, R, E, Blas1>;
   c.tree = &k;
   c.ops = ops;
   c.extents = extents.data();
@@ -73,19 +88,23 @@ LZ_INLINE kernels::cpu::map_call map_call_for(const shape_t<R>& extents,
 } // namespace detail_map
 
 /// Elementwise evaluation of `e` into `dst` (⊕ = Op). @pre shape(e) broadcasts to dst.shape().
-/// Per tree only the operands are gathered here; the rest is compiled once (loop.cpp).
-template <detail::assign_op Op, class P, class T, std::size_t R, class E>
+/// Per tree only the operands are gathered here; the rest is compiled once (loop.cpp). Blas1:
+/// the tree may be one BLAS 1 call instead (detail_level1::try_call decides, after flattening).
+template <detail::assign_op Op, bool Blas1 = false, class P, class T, std::size_t R, class E>
 void run_map(const P& pol, tensor_view<T, R> dst, const E& e) {
   detail::temp_store<detail::opaque_count_v<E>> temps;
   std::array<detail::operand, 1 + detail::leaf_count_v<E>> ops; // (strides past R unset)
   detail_map::fill_operands(pol, dst, e, ops, temps);
   const auto k = kernels::cpu::skeleton(e);
   const shape_t<R> extents = dst.layout().extents;
-  const auto call = detail_map::map_call_for<Op, P, T, R, E>(extents, k, ops.data());
+  const auto call = detail_map::map_call_for<Op, P, T, R, E, Blas1>(extents, k, ops.data());
   if constexpr (R == 1 && 1 + detail::leaf_count_v<E> <= kernels::cpu::vector_operands) {
     constexpr int n = 1 + detail::leaf_count_v<E>;
     char* p[n];
-    kernels::cpu::run_map_vector<n>(call, p);
+    if constexpr (Blas1)
+      kernels::cpu::run_map_vector_blas1<n>(call, p);
+    else
+      kernels::cpu::run_map_vector<n>(call, p);
   } else
     kernels::cpu::run_map(call);
 }

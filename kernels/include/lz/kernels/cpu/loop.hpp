@@ -98,6 +98,8 @@ struct pack_buffers {
   unsigned char* heap_ = nullptr;
 };
 
+struct map_call;
+
 /// What an elementwise assignment's loop is, known when its tree is compiled: one constant
 /// per tree, policy kind and operator (fusion/rules/map.hpp), pointed at, not copied, by each
 /// call (copying it field by field was ~20 instructions of a small assignment's fixed cost).
@@ -109,6 +111,11 @@ struct map_info {
   bool threads = false;   ///< the policy may use threads (lz::par, automatic)
   bool automatic = false; ///< the automatic policy: threads only above thresholds().parallel_work
   const char* op = "=";   ///< the assignment operator, for explain and LZ_LOG
+  /// A tree that may be one BLAS 1 call in place (`y = a*x + y`, at most 3 operands;
+  /// fusion/rules/level1.hpp): from thresholds().level1_blas elements, run_map and
+  /// run_map_vector_blas1 ask it first, after flattening; it makes the call and returns true,
+  /// or returns false and the loop runs. Null for other trees.
+  bool (*blas1)(const map_call&) = nullptr;
 };
 
 /// One elementwise assignment after its tree was flattened (fusion/rules/map.hpp fills it).
@@ -135,6 +142,10 @@ inline constexpr int vector_operands = 16;
 /// call. Compiled in the library for each N.
 template <int N>
 void run_map_vector(const map_call& c, char** p);
+/// run_map_vector for a tree that may be one BLAS 1 call (c.info->blas1 set; N <= 3): from
+/// thresholds().level1_blas elements asks it first, then runs the loop if it declined.
+template <int N>
+void run_map_vector_blas1(const map_call& c, char** p);
 
 /// What run_map would do, as one line for explain (the destination called dst_name); sets
 /// *aliased when it would go through a temporary. Plans on a copy: c is not modified.
