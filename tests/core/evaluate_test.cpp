@@ -120,6 +120,42 @@ BOOST_AUTO_TEST_CASE(a_reduction_kept_in_auto_is_computed_once_at_first_use) {
   BOOST_TEST(positive);
 }
 
+// A temporary full reduction (`double(std::move(n))`, `return lz::sum(x);`) computes without the
+// cache's lock, but a node copied before keeps one value for all its copies: the temporary
+// publishes its value to them, or takes theirs. Copies converted from several threads at once
+// agree (run under TSan in CI).
+BOOST_AUTO_TEST_CASE(a_temporary_reduction_and_its_copies_share_one_value) {
+  lz::vector<double> v = random_tensor<double, 1>({1000}, 12);
+  auto n = lz::sum(v);
+  const auto m = n; // shares n's cache
+  const double first = std::move(n);
+  BOOST_TEST(first == ref_scalar(lz::sum(v)), boost::test_tools::tolerance(1e-12));
+  v(0) += 1.0;
+  BOOST_TEST(double(m) == first); // the value the temporary computed
+  lz_test::recording rec;
+  auto p = lz::dot(v, v);
+  const auto q = p;
+  const double computed = q; // the copy computes first
+  v(0) += 1.0;
+  BOOST_TEST(double(std::move(p)) == computed);      // the temporary takes the copy's value,
+  BOOST_TEST(rec.count("dot") == 1u, rec.summary()); // without computing it again
+
+  const double expected = ref_scalar(lz::sum(lz::square(v)));
+  const auto s = lz::sum(lz::square(v));
+  std::vector<double> got(4);
+  std::vector<std::thread> ts;
+  for (int t = 0; t < 4; ++t)
+    ts.emplace_back([&, t] {
+      auto mine = s;
+      got[std::size_t(t)] = t % 2 ? double(mine) : double(std::move(mine));
+    });
+  for (auto& t : ts) t.join();
+  BOOST_TEST(got[0] == expected, boost::test_tools::tolerance(1e-12));
+  for (double g : got) BOOST_TEST(g == got[0]);
+  v(0) += 1.0;
+  BOOST_TEST(double(s) == got[0]);
+}
+
 // Conjugate gradient written with `auto`, as a NumPy user would: one dot per reduction per
 // iteration (recorded BLAS calls), converging to the reference solution.
 BOOST_AUTO_TEST_CASE(conjugate_gradient_with_auto_runs_one_dot_per_reduction) {

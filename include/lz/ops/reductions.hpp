@@ -51,12 +51,21 @@ struct reduce_cache {
   std::mutex m;
   alignas(16) unsigned char value[16];
 };
-/// The cache in `slot`, made there first if it has none (one wins when threads race).
-reduce_cache* cache_in(std::atomic<reduce_cache*>& slot);
+/// The cache in `slot`, made there first if it has none (one wins when threads race: the slot
+/// is read and written through std::atomic_ref here).
+reduce_cache* cache_in(reduce_cache*& slot);
 /// cache_in(slot), with one more holder.
-reduce_cache* share_cache(std::atomic<reduce_cache*>& slot);
+reduce_cache* share_cache(reduce_cache*& slot);
 /// One holder fewer (null is fine); the last frees it.
 void release_cache(reduce_cache* c) noexcept;
+/// True when the cache in `slot` (null: none) holds a value.
+bool cache_done(reduce_cache*& slot) noexcept;
+/// True, with c's value copied to `out` (`size` bytes), when it is there.
+bool cache_read(const reduce_cache* c, void* out, std::size_t size) noexcept;
+/// Makes `v` (`size` bytes) c's value unless it has one already; either way `v` ends as c's
+/// value (a temporary node that shares a cache computes without its lock: the first value in
+/// wins, and every holder sees that one).
+void cache_publish(reduce_cache* c, void* v, std::size_t size);
 /// Copies c's value (`size` bytes) to `out`, running compute(ctx, out) under c's lock first if no
 /// value is there yet. A compute that throws leaves the cache empty.
 void cached_value(reduce_cache* c, void* out, std::size_t size,
@@ -90,8 +99,12 @@ struct reduce_expr : detail::reduce_node<Op, Fin, E> {
   E arg;
   /// The value, once computed: shared by the copies of this node (trees hold their operands by
   /// value), so a reduction kept in `auto` and used in several statements is computed once.
-  /// Null until the node is first copied or computed in place.
-  mutable std::atomic<detail::reduce_cache*> cache{nullptr};
+  /// Null until the node is first copied or computed in place. A plain pointer, read and written
+  /// atomically (std::atomic_ref) where the node may be shared: copies of it and its const
+  /// uses; plainly where the node is the caller's alone (moves, its destructor, a temporary's
+  /// value), so that GCC folds `return lz::sum(x);` to the uncached path (a std::atomic member
+  /// kept both paths: ~16 M compiler instructions a reduction).
+  mutable detail::reduce_cache* cache = nullptr;
   static_assert(sizeof(value_type) <= sizeof(detail::reduce_cache::value) &&
                 std::is_trivially_copyable_v<value_type>);
 
@@ -99,29 +112,22 @@ struct reduce_expr : detail::reduce_node<Op, Fin, E> {
   reduce_expr(const reduce_expr& o) : arg(o.arg), cache(detail::share_cache(o.cache)) {}
   /// (No atomic exchange: nothing else may use a node while it is moved from, and a locked
   /// exchange per move was most of `x / lz::norm2(x)` on a 4-vector: 24 ns against 5.)
-  reduce_expr(reduce_expr&& o) noexcept
-      : arg(std::move(o.arg)), cache(o.cache.load(std::memory_order_relaxed)) {
-    o.cache.store(nullptr, std::memory_order_relaxed);
+  reduce_expr(reduce_expr&& o) noexcept : arg(std::move(o.arg)), cache(o.cache) {
+    o.cache = nullptr;
   }
   reduce_expr& operator=(const reduce_expr&) = delete;
   ~reduce_expr() {
-    if (detail::reduce_cache* c = cache.load(std::memory_order_relaxed)) detail::release_cache(c);
+    if (cache) detail::release_cache(cache);
   }
 
   /// True once the value is computed (it no longer reads its operand).
-  bool computed() const noexcept {
-    const detail::reduce_cache* c = cache.load(std::memory_order_acquire);
-    return c && c->done.load(std::memory_order_acquire);
-  }
+  bool computed() const noexcept { return detail::cache_done(cache); }
 
   /// The value: computed at the node's first use, under that use's policy, then fixed
   /// (`auto n = lz::norm2(v); v = v / n;` leaves n the norm v had; build the reduction again
   /// for a fresh value). A use that throws leaves it to be computed by the next.
   template <host_policy P>
   value_type compute(const P& pol) const {
-    static_assert(space_v<E> != memory_space::device,
-                  "lz: a reduction of device operands runs on the device and returns its value "
-                  "explicitly: lz::eval(lz::device, lz::sum(d))");
     struct job {
       const reduce_expr* self;
       const P* pol;
@@ -138,9 +144,16 @@ struct reduce_expr : detail::reduce_node<Op, Fin, E> {
     return v;
   }
   value_type value() const& { return compute(automatic); }
-  /// A temporary's value: computed without a cache unless a copy of it already holds one.
+  /// A temporary's value: computed without a cache's lock, and kept in the cache when a copy of
+  /// the node shares one (then the first value computed is every holder's).
   value_type value() && {
-    return cache.load(std::memory_order_acquire) ? compute(automatic) : compute_now(automatic);
+    value_type v;
+    detail::reduce_cache* const c = cache;
+    if (c && detail::cache_read(c, &v, sizeof v)) return v;
+    v = compute_now(automatic);
+    if (c) detail::cache_publish(c, &v, sizeof v);
+    cache = c; // (unchanged: said again so that GCC drops the destructor's test when c is null)
+    return v;
   }
   /// A full reduction converts to its value (computing it at the first use).
   operator value_type() const& { return value(); }
@@ -149,6 +162,9 @@ struct reduce_expr : detail::reduce_node<Op, Fin, E> {
   /// The value, computed now (no cache).
   template <host_policy P>
   value_type compute_now(const P& pol) const {
+    static_assert(space_v<E> != memory_space::device,
+                  "lz: a reduction of device operands runs on the device and returns its value "
+                  "explicitly: lz::eval(lz::device, lz::sum(d))");
     if constexpr (space_v<E> == memory_space(1u << 2)) { // lz::dist::space: collective
       return detail::dist_reduce_value(*this);
     } else {
