@@ -44,7 +44,7 @@ void assign_with(const P& pol, tensor_view<T, R> dst, const E& e) {
   } else {
     static_assert(rank_v<E> == R || rank_v<E> == 0,
                   "lz: the expression's rank differs from the destination's rank");
-    check_narrowing<value_t<E>, T, E>();
+    (void)sizeof(check_narrowing<value_t<E>, T, E>);
     if constexpr (!narrows<value_t<E>, T>()) {
       if constexpr (rank_v<E> == R && R > 0) {
         if (!broadcasts_to(e.shape(), dst.shape()))

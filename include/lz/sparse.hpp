@@ -218,7 +218,7 @@ class csr_matrix {
   requires(!std::is_same_v<std::remove_cvref_t<S>, csr_matrix>) csr_matrix& operator=(const S& s) {
     static_assert(std::is_same_v<typename S::index_type, I>,
                   "lz::csr_matrix: assigning a sparse expression of another index type");
-    detail::check_narrowing<value_t<S>, T, S>();
+    (void)sizeof(detail::check_narrowing<value_t<S>, T, S>);
     const auto& pr = s.pattern();
     if (!pr.trans && pr.owner && *pr.owner == p_) {
       // The same pattern object (B = 2*B, or B made from A before): the values in place, one

@@ -253,7 +253,7 @@ void device_assign_with(const device_policy& pol, device_view<T, R> dst, const E
                   "lz: a fixed-size tensor in a device expression: fixed tensors enter device "
                   "code through lz::device_batch expressions (copied into the kernel); copy one "
                   "to the device with lz::to_device(f) for other device expressions");
-    check_narrowing<value_t<E>, T, E>();
+    (void)sizeof(check_narrowing<value_t<E>, T, E>);
     if constexpr (narrows<value_t<E>, T>() || static_shape_of<E>::fixed_leaves > 0)
       return; // (the static_assert above is the error; nothing more to instantiate)
     else {

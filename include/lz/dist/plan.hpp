@@ -877,7 +877,7 @@ void assign_to(dist::tensor_view<T, R> dst, const E& e) {
                   "move one side explicitly first (lz::dist::scatter, lz::dist::gather)");
     static_assert(rank_v<E> == R || rank_v<E> == 0,
                   "lz: the expression's rank differs from the destination's rank");
-    lz::detail::check_narrowing<value_t<E>, T, E>();
+    (void)sizeof(lz::detail::check_narrowing<value_t<E>, T, E>);
     if constexpr (!lz::detail::narrows<value_t<E>, T>() && (rank_v<E> == R || rank_v<E> == 0)) {
       if constexpr (rank_v<E> == R && R > 0) {
         if (e.shape() != dst.shape())

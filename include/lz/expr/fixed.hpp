@@ -212,7 +212,7 @@ constexpr void check_fixed_assignment() {
                 "lz: the expression's rank differs from the destination's rank");
   if constexpr (rank_v<E> == sizeof...(N))
     (void)fixed_assignment_agrees<fixed_shape_of_t<E>, fixed_shape<N...>>::value;
-  check_narrowing<value_t<E>, T, E>();
+  (void)sizeof(check_narrowing<value_t<E>, T, E>);
 }
 /// True when check_fixed_assignment passes (no static_assert of its own).
 template <class T, class E, index_t... N>
@@ -671,8 +671,11 @@ LZ_INLINE LZ_HD auto at(const E& e, const shape_t<R>& idx) {
 
 template <bool ByValue, class F, class... A, std::size_t... I>
 LZ_INLINE auto prepare_map(const map_expr<F, A...>& e, std::index_sequence<I...>) {
-  using M = map_expr<F, decltype(prepare_as<ByValue>(detail::get<I>(e.args)))...>;
-  return M{e.f, {{prepare_as<ByValue>(detail::get<I>(e.args))}...}, e.shape_};
+  using M = map_expr<F, decltype(prepare_as<ByValue>(
+                            static_cast<const detail::pack_elem<I, A>&>(e.args).value))...>;
+  return M{e.f,
+           {{prepare_as<ByValue>(static_cast<const detail::pack_elem<I, A>&>(e.args).value)}...},
+           e.shape_};
 }
 
 /// A destination laid out as a fixed tensor of shape S (row-major, contiguous): its strides
@@ -805,7 +808,8 @@ LZ_HD_TEMPLATE
 template <class F, class... A, std::size_t R, class Ctx, std::size_t... I>
 LZ_INLINE LZ_HD auto at_map(const map_expr<F, A...>& e, const shape_t<R>& idx, const Ctx& ctx,
                             std::index_sequence<I...>) {
-  return e.f(at(detail::get<I>(e.args), child_index<A>(idx), ctx)...);
+  return e.f(
+      at(static_cast<const detail::pack_elem<I, A>&>(e.args).value, child_index<A>(idx), ctx)...);
 }
 
 /// Folds the elements of `arg`'s (item) shape with Op, finished by Fin, in context ctx.

@@ -69,17 +69,18 @@ constexpr bool narrows() {
     return false; // integer to floating; other types convert as they define
 }
 
-/// The compile error of an implicit narrowing assignment (every assignment path calls it, with
-/// the expression's type as `Where`: one error per assignment, not per pair of types). Called
-/// as a statement, then `if constexpr (!narrows<V, T>()) { ... }` keeps the rest from adding
-/// errors after this one (a static_assert inside an `if constexpr` condition would be a second
-/// error under clang: "not a constant expression").
+/// The compile error of an implicit narrowing assignment (every assignment path names it, with
+/// the expression's type as `Where`: one error per assignment, not per pair of types). Named as
+/// a statement, `(void)sizeof(check_narrowing<V, T, E>);` (a class, not a function: nothing to
+/// compile per assignment), then `if constexpr (!narrows<V, T>()) { ... }` keeps the rest from
+/// adding errors after this one (a static_assert inside an `if constexpr` condition would be a
+/// second error under clang: "not a constant expression").
 template <class From, class To, class Where>
-constexpr void check_narrowing() {
+struct check_narrowing {
   static_assert(!narrows<From, To>(),
                 "lz: this assignment narrows (double to float, floating to integer, int64 to "
                 "int32, complex to real): convert explicitly with lz::cast<T>(e)");
-}
+};
 
 // Node kinds drive every traversal (flatten, bind, cost, explain) with one `if constexpr`.
 struct leaf_kind {};      // tensor / view: memory with a strided layout

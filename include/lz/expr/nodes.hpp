@@ -41,6 +41,8 @@ struct pack_impl<std::index_sequence<I...>, T...> : pack_elem<I, T>... {};
 template <class... T>
 using pack = pack_impl<std::index_sequence_for<T...>, T...>;
 
+// Code instantiated per tree type reads a child as `static_cast<const pack_elem<J, A>&>(p).value`
+// instead: each get<I, T> is one more function to compile (perf/compile).
 template <std::size_t I, class T>
 LZ_HD constexpr const T& get(const pack_elem<I, T>& e) noexcept {
   return e.value;
@@ -242,16 +244,19 @@ inline constexpr bool within_space(memory_space s) {
 
 namespace detail {
 
-template <std::size_t R, class A>
-void fold_shape(shape_t<R>& s, bool& first, const A& a, const char* op) {
-  if constexpr (rank_v<A> == R && R > 0) {
-    if (first)
-      s = a.shape();
-    else
-      s = broadcast_shapes(s, a.shape(), op);
-    first = false;
-  }
+// s: the shapes of a node's operands so far broadcast with `a`; rank-0 operands broadcast to any
+// shape (other ranks are make_map's static_assert). One function per rank, not per operand type
+// (compile time).
+template <std::size_t R>
+void fold_shape(shape_t<R>& s, bool& first, const shape_t<R>& a, const char* op) {
+  if (first)
+    s = a;
+  else
+    s = broadcast_shapes(s, a, op);
+  first = false;
 }
+template <std::size_t R, std::size_t K>
+requires(K != R) void fold_shape(shape_t<R>&, bool&, const shape_t<K>&, const char*) {}
 
 /// layout_error: the result of `op` has shape s[0..rank), whose size overflows (errors.cpp).
 [[noreturn]] void throw_result_overflow(const char* op, const index_t* s, std::size_t rank);
@@ -385,7 +390,7 @@ map_expr<F, A...> make_map(const char* op, F f, A... args) {
   } else {
     shape_t<R> s{};
     bool first = true;
-    (detail::fold_shape<R>(s, first, args, op), ...);
+    (detail::fold_shape<R>(s, first, args.shape(), op), ...);
     detail::check_size(s, op);
     return map_expr<F, A...>{f, {{std::move(args)}...}, s};
   }

@@ -158,7 +158,7 @@ void flatten_args(const map_expr<F, A...>& e, operand* out, const Exec& ex, Stor
     for (std::size_t j = 0; j < off[sizeof...(A)]; ++j)
       for (std::size_t k = 0; k < R; ++k) out[j].strides[k] = 0;
   }
-  (flatten(get<J>(e.args), out + off[J], ex, temps), ...);
+  (flatten(static_cast<const pack_elem<J, A>&>(e.args).value, out + off[J], ex, temps), ...);
 }
 
 /// Fills `out` with one operand per memory leaf of `e` (depth-first), strides in e's own

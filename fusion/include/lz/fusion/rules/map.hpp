@@ -35,21 +35,6 @@ constexpr bool allow_simd = P::kind != exec_kind::seq;
 template <class P>
 constexpr bool allow_threads = P::kind == exec_kind::par || P::kind == exec_kind::automatic;
 
-// The operands of dst ⊕= e: the destination, then one per memory leaf (opaque nodes
-// materialized into `temps`), with the whole tree stretched to the destination's shape.
-template <class P, class T, std::size_t R, class E, std::size_t N, class Store>
-LZ_INLINE void fill_operands(const P& pol, tensor_view<T, R> dst, const E& e,
-                             std::array<detail::operand, N>& ops, Store& temps) {
-  ops[0].ptr = reinterpret_cast<char*>(dst.data());
-  ops[0].esize = sizeof(T);
-  for (std::size_t k = 0; k < R; ++k) ops[0].strides[k] = dst.layout().strides[k];
-  if constexpr (rank_v<E> < R) { // a rank-0 tree filling the destination: its leaves broadcast
-    for (std::size_t j = 1; j < N; ++j)
-      for (std::size_t k = 0; k < R; ++k) ops[j].strides[k] = 0;
-  }
-  detail::flatten(e, ops.data() + 1, pol, temps); // extent-1 dims of leaves broadcast (stride 0)
-}
-
 // Everything the compiled half (kernels::cpu::run_map) needs about this assignment that is
 // known at compile time: the tree's one kernel, its operand count, cost, the policy's options,
 // and, for a tree that may be one BLAS 1 call (Blas1), the compiled chooser that tries it.
@@ -70,57 +55,63 @@ inline constexpr kernels::cpu::map_info map_info_v = [] {
   return i;
 }();
 
-// The call: the constant part, the tree, the operands and the destination's extents (a copy
-// of them: the destination view's address stays here, so that the compiler keeps it in
-// registers, as the tree).
-template <detail::assign_op Op, class P, class T, std::size_t R, class E, bool Blas1 = false>
-LZ_INLINE kernels::cpu::map_call map_call_for(const shape_t<R>& extents,
-                                              const kernels::cpu::kernel_tree_t<E>& k,
-                                              detail::operand* ops) {
-  kernels::cpu::map_call c;
-  c.info = &map_info_v<Op, P, T, R, E, Blas1>;
-  c.tree = &k;
-  c.ops = ops;
-  c.extents = extents.data();
-  return c;
-}
-
 } // namespace detail_map
 
 /// Elementwise evaluation of `e` into `dst` (⊕ = Op). @pre shape(e) broadcasts to dst.shape().
 /// Per tree only the operands are gathered here; the rest is compiled once (loop.cpp). Blas1:
 /// the tree may be one BLAS 1 call instead (detail_level1::try_call decides, after flattening).
-template <detail::assign_op Op, bool Blas1 = false, class P, class T, std::size_t R, class E>
-void run_map(const P& pol, tensor_view<T, R> dst, const E& e) {
+/// With `describe` (a destination's name and where to say whether it is aliased), the same call
+/// is described instead (describe_map), nothing touched. One function per tree: gathering the
+/// operands and the call in helpers of their own cost every assignment two functions more to
+/// compile (perf/compile).
+template <detail::assign_op Op, bool Blas1 = false, class P, class T, std::size_t R, class E,
+          class... Describe>
+auto run_map(const P& pol, tensor_view<T, R> dst, const E& e, const Describe&... describe) {
+  constexpr bool describing = sizeof...(Describe) != 0;
+  static_assert(!describing || detail::opaque_count_v<E> == 0,
+                "lz: opaque nodes must be lowered before a loop");
+  // The operands: the destination, then one per memory leaf (opaque nodes materialized into
+  // `temps`), with the whole tree stretched to the destination's shape.
   detail::temp_store<detail::opaque_count_v<E>> temps;
-  std::array<detail::operand, 1 + detail::leaf_count_v<E>> ops; // (strides past R unset)
-  detail_map::fill_operands(pol, dst, e, ops, temps);
-  const auto k = kernels::cpu::skeleton(e);
+  constexpr std::size_t n = 1 + detail::leaf_count_v<E>;
+  std::array<detail::operand, n> ops; // (strides past R unset)
+  if constexpr (describing) ops = {};
+  ops[0].ptr = reinterpret_cast<char*>(dst.data());
+  ops[0].esize = sizeof(T);
+  for (std::size_t k = 0; k < R; ++k) ops[0].strides[k] = dst.layout().strides[k];
+  if constexpr (rank_v<E> < R) { // a rank-0 tree filling the destination: its leaves broadcast
+    for (std::size_t j = 1; j < n; ++j)
+      for (std::size_t k = 0; k < R; ++k) ops[j].strides[k] = 0;
+  }
+  detail::flatten(e, ops.data() + 1, pol, temps); // extent-1 dims of leaves broadcast (stride 0)
+  // The call: the constant part, the tree, the operands and the destination's extents (a copy
+  // of them: the destination view's address stays here, so that the compiler keeps it in
+  // registers, as the tree).
+  const auto k = kernels::cpu::bind<1>(e); // the kernel tree
   const shape_t<R> extents = dst.layout().extents;
-  const auto call = detail_map::map_call_for<Op, P, T, R, E, Blas1>(extents, k, ops.data());
-  if constexpr (R == 1 && 1 + detail::leaf_count_v<E> <= kernels::cpu::vector_operands) {
-    constexpr int n = 1 + detail::leaf_count_v<E>;
+  kernels::cpu::map_call call;
+  call.info = &detail_map::map_info_v<Op, P, T, R, E, Blas1>;
+  call.tree = &k;
+  call.ops = ops.data();
+  call.extents = extents.data();
+  if constexpr (describing) {
+    return kernels::cpu::describe_map(call, describe...);
+  } else if constexpr (R == 1 && n <= kernels::cpu::vector_operands) {
     char* p[n];
     if constexpr (Blas1)
-      kernels::cpu::run_map_vector_blas1<n>(call, p);
+      kernels::cpu::run_map_vector_blas1<int(n)>(call, p);
     else
-      kernels::cpu::run_map_vector<n>(call, p);
-  } else
+      kernels::cpu::run_map_vector<int(n)>(call, p);
+  } else {
     kernels::cpu::run_map(call);
+  }
 }
 
 /// Explain text of run_map's decisions (no memory is touched; opaque nodes were lowered first).
 template <detail::assign_op Op, class P, class T, std::size_t R, class E>
 std::string describe_map(const P& pol, tensor_view<T, R> dst, const E& e,
                          const std::string& dst_name, bool* aliased = nullptr) {
-  static_assert(detail::opaque_count_v<E> == 0, "lz: opaque nodes must be lowered before a loop");
-  detail::temp_store<0> none;
-  std::array<detail::operand, 1 + detail::leaf_count_v<E>> ops{};
-  detail_map::fill_operands(pol, dst, e, ops, none);
-  const auto k = kernels::cpu::skeleton(e);
-  return kernels::cpu::describe_map(
-      detail_map::map_call_for<Op, P, T, R, E>(dst.layout().extents, k, ops.data()), dst_name,
-      aliased);
+  return run_map<Op>(pol, dst, e, dst_name, aliased);
 }
 
 /// The map step on the host sinks: run it (kernels::cpu::run_map also writes the LZ_LOG=loop

@@ -122,7 +122,7 @@ typename reduce_expr<Op, Fin, E>::value_type reduce_value(const P& pol,
         reducer_for<Op, Fin, value_type, assign_op::set, E,
                     P::kind != exec_kind::seq>::template kernels<false>();
     alignas(64) unsigned char part[max_reduce_partial];
-    const auto k = skeleton(r.arg);
+    const auto k = bind<1>(r.arg); // (the kernel tree)
     run_reduce(int(R), s.data(), int(N), ops.data(), K, &k,
                reduce_options_for<P>(cost_v<E>, node::is_arg), part);
     return Fin{}(*reinterpret_cast<const acc_type*>(part), size);
@@ -153,7 +153,7 @@ void reduce_axis_into(const P& pol, tensor_view<D, RD> dst, const reduce_axis_ex
   }
   static constexpr reduce_kernels K =
       reducer_for<Op, Fin, D, AOp, E, P::kind != exec_kind::seq>::kernels();
-  const auto k = skeleton(r.arg);
+  const auto k = bind<1>(r.arg); // (the kernel tree)
   run_reduce_axis(int(RD), dst.shape().data(), len, int(N), ops.data(), K, &k,
                   reduce_options_for<P>(cost_v<E>, reduce_axis_expr<Op, Fin, E>::is_arg));
 }

@@ -130,40 +130,39 @@ struct bound_scalar {
   }
 };
 
-template <class F, class... C>
-struct bound_map {
+// A map node's children C... are read as their pack slots, by index J: casts, not calls of
+// detail::get, and no wrapper that makes the index sequence (each instantiated function is
+// one more the compiler lowers and inlines at every node of every kernel: perf/compile).
+template <class F, class J, class... C>
+struct bound_map_node;
+template <class F, std::size_t... J, class... C>
+struct bound_map_node<F, std::index_sequence<J...>, C...> {
   static constexpr std::size_t leaves = (std::size_t(0) + ... + C::leaves);
   static constexpr void leaf_sizes(index_t*& out) { (C::leaf_sizes(out), ...); }
   [[no_unique_address]] F f;
   detail::pack<C...> c;
-  using seq = std::index_sequence_for<C...>;
-  template <mode M, std::size_t... J>
-  LZ_INLINE auto at_(char* const* p, const index_t* s, index_t i, std::index_sequence<J...>) const {
-    return f(detail::get<J>(c).template at<M>(p, s, i)...);
+  template <mode M>
+  LZ_INLINE auto at(char* const* p, const index_t* s, index_t i) const {
+    return f(static_cast<const detail::pack_elem<J, C>&>(c).value.template at<M>(p, s, i)...);
   }
   // The batch path's return type is spelled out so that a functor without a batch overload (a
   // user's scalar lambda in lz::map) makes vec() absent, not ill-formed: simd_ok then says no.
-  template <mode M, class B, std::size_t... J>
-  LZ_INLINE auto vec_(char* const* p, const index_t* s, index_t i, std::index_sequence<J...>) const
-      -> decltype(f(detail::get<J>(c).template vec<M, B>(p, s, i)...)) {
-    return f(detail::get<J>(c).template vec<M, B>(p, s, i)...);
-  }
-  template <mode M>
-  LZ_INLINE auto at(char* const* p, const index_t* s, index_t i) const {
-    return at_<M>(p, s, i, seq{});
-  }
   template <mode M, class B>
-  LZ_INLINE auto vec(char* const* p, const index_t* s, index_t i) const
-      -> decltype(this->template vec_<M, B>(p, s, i, seq{})) {
-    return vec_<M, B>(p, s, i, seq{});
+  LZ_INLINE auto vec(char* const* p, const index_t* s, index_t i) const -> decltype(f(
+      static_cast<const detail::pack_elem<J, C>&>(c).value.template vec<M, B>(p, s, i)...)) {
+    return f(static_cast<const detail::pack_elem<J, C>&>(c).value.template vec<M, B>(p, s, i)...);
   }
 };
+/// Functor F over children C... (kernel trees).
+template <class F, class... C>
+using bound_map = bound_map_node<F, std::index_sequence_for<C...>, C...>;
 
 template <std::size_t I, class E>
 LZ_INLINE auto bind(const E& e);
 
-template <std::size_t I, class F, class... A>
-LZ_INLINE auto bind_map(const map_expr<F, A...>& e) {
+// A map node's kernel node: one function per node, no per-node lambda (compile time).
+template <std::size_t I, class F, class... A, std::size_t... J>
+LZ_INLINE auto bind_map(const map_expr<F, A...>& e, std::index_sequence<J...>) {
   // Operand index of each child's first leaf: I + leaves of the children before it.
   constexpr auto off = [] {
     std::array<std::size_t, sizeof...(A) + 1> o{};
@@ -172,11 +171,9 @@ LZ_INLINE auto bind_map(const map_expr<F, A...>& e) {
     ((o[k + 1] = o[k] + detail::leaf_count_v<A>, ++k), ...);
     return o;
   }();
-  return [&]<std::size_t... J>(std::index_sequence<J...>) {
-    return bound_map<F, decltype(bind<off[J]>(detail::get<J>(e.args)))...>{
-        e.f, {{bind<off[J]>(detail::get<J>(e.args))}...}};
-  }
-  (std::index_sequence_for<A...>{});
+  return bound_map<F, decltype(bind<off[J]>(
+                          static_cast<const detail::pack_elem<J, A>&>(e.args).value))...>{
+      e.f, {{bind<off[J]>(static_cast<const detail::pack_elem<J, A>&>(e.args).value)}...}};
 }
 
 /// The kernel tree of `e`, its leaves numbered from I (depth-first).
@@ -188,20 +185,15 @@ LZ_INLINE auto bind(const E& e) {
   else if constexpr (std::is_same_v<K, detail::scalar_kind>)
     return bound_scalar<value_t<E>>{e.value};
   else if constexpr (std::is_same_v<K, detail::map_kind>)
-    return bind_map<I>(e);
+    return bind_map<I>(e, std::make_index_sequence<detail::arity_v<E>>{});
   else
     return bind<I>(e.arg); // permute / broadcast only change strides
 }
 
-/// The kernel tree of expression E (operands from 1: 0 is the destination).
+/// The kernel tree of expression E (operands from 1: 0 is the destination): `bind<1>(e)`, what a
+/// kernel receives as its context.
 template <class E>
 using kernel_tree_t = decltype(bind<1>(std::declval<const E&>()));
-
-/// E's kernel tree: what a kernel receives as its context.
-template <class E>
-LZ_INLINE kernel_tree_t<E> skeleton(const E& e) {
-  return bind<1>(e);
-}
 
 template <class T>
 concept simd_lane = std::is_same_v<T, float> || std::is_same_v<T, double> ||
@@ -342,40 +334,37 @@ void slab_kernel(const void* ctx, char* const* p, const index_t* so, index_t row
     index_t i = 0;
     if constexpr (!std::is_void_v<B>) {
       constexpr index_t W = B::size;
-      auto get = [&](index_t j) -> B {
-        if constexpr (Op == detail::assign_op::set)
-          return b.template vec<L, B>(q, unit, j);
-        else
-          return fn::assign_combine<Op>(B::load_unaligned(out + j),
-                                        b.template vec<L, B>(q, unit, j));
-      };
-      // The stream choice stays a run-time test, once per batch: the empty asm
-      // keeps the compiler from unswitching the loop into a second copy of the tree's body
-      // (compile time); the branch is perfectly predicted.
+      // The stream choice stays a run-time test, once per batch: the empty asm keeps the
+      // compiler from unswitching the loop into a second copy of the tree's body (compile time);
+      // the branch is perfectly predicted.
       [[maybe_unused]] int nt = flags & slab_stream;
-      auto streaming = [&] {
-        if constexpr (Stream) {
-          asm("" : "+r"(nt));
-          return nt != 0;
-        } else {
-          return false;
-        }
-      };
-      auto put = [&]([[maybe_unused]] bool st, index_t j, const B& v) {
-        if constexpr (Stream)
-          if (st) return detail_row::stream_store(out + j, v);
-        v.store_unaligned(out + j);
-      };
+#define LZ_SLAB_STEP                                                                               \
+  {                                                                                                \
+    B v = b.template vec<L, B>(q, unit, i);                                                        \
+    if constexpr (Op != detail::assign_op::set)                                                    \
+      v = fn::assign_combine<Op>(B::load_unaligned(out + i), v);                                   \
+    if constexpr (Stream) {                                                                        \
+      asm("" : "+r"(nt));                                                                          \
+      if (nt != 0) {                                                                               \
+        detail_row::stream_store(out + i, v);                                                      \
+        continue;                                                                                  \
+      }                                                                                            \
+    }                                                                                              \
+    v.store_unaligned(out + i);                                                                    \
+  }
       // Cheap trees are unrolled 4 batches deep by the compiler (loop overhead in cache), late,
       // on the optimized body: unrolling by hand gave the same speed but four copies of the
       // inlined tree to optimize (perf/compile). An expensive tree (transcendentals) has latency
-      // enough to hide within one batch.
+      // enough to hide within one batch. The step is written out, not a lambda: each lambda is a
+      // function GCC optimizes before inlining it (perf/compile: 3 of them cost the 25
+      // expressions 60 M instructions).
       if constexpr (Unroll) {
         LZ_UNROLL_4
-        for (; i < n; i += W) put(streaming(), i, get(i));
+        for (; i < n; i += W) LZ_SLAB_STEP
       } else {
-        for (; i < n; i += W) put(streaming(), i, get(i));
+        for (; i < n; i += W) LZ_SLAB_STEP
       }
+#undef LZ_SLAB_STEP
     } else {
       for (; i < n; ++i) {
         D& o = out[i];
