@@ -52,12 +52,11 @@ void cache_publish(reduce_cache* c, void* v, std::size_t size) {
 
 void cached_value(reduce_cache* c, void* out, std::size_t size,
                   void (*compute)(const void* ctx, void* out), const void* ctx) {
-  if (!c->done.load(std::memory_order_acquire)) {
-    std::lock_guard lock(c->m);
-    if (!c->done.load(std::memory_order_relaxed)) {
-      compute(ctx, c->value);
-      c->done.store(true, std::memory_order_release);
-    }
+  if (cache_read(c, out, size)) return;
+  std::lock_guard lock(c->m);
+  if (!c->done.load(std::memory_order_relaxed)) {
+    compute(ctx, c->value);
+    c->done.store(true, std::memory_order_release);
   }
   std::memcpy(out, c->value, size);
 }
