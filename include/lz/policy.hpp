@@ -8,6 +8,11 @@
 
 namespace lz {
 
+namespace detail {
+/// thresholds().reduce_block's default (also the drivers' fallback for a non-positive block).
+inline constexpr index_t default_reduce_block = 16384;
+} // namespace detail
+
 enum class exec_kind { automatic, seq, simd, par, device };
 
 /// Scalar loops on the calling thread (the compiler may still vectorise).
@@ -114,8 +119,14 @@ struct tuning {
   /// 8 MiB -> 0.77, 16 MiB -> 0.70, 32-128 MiB -> 0.77-0.85.
   setting<index_t> stream_bytes = index_t(8) << 20;
   /// Elements per reduction block: partial sums are combined pairwise over blocks, so the
-  /// result is independent of the thread count (perf/reduce_bench, W3).
-  setting<index_t> reduce_block = 4096;
+  /// result is independent of the thread count. Each block costs an init, a slab call, a
+  /// finish and a combine (~35-50 ns); perf/w3_paired (W3 = sum((x - y)^2), 1 thread, thread
+  /// CPU time, lazuli / Eigen, Intel Xeon model 167, AVX-512 build): n = 1e4 / 3e4 / 1e5 in
+  /// cache 1.07-1.08 / 1.05-1.06 / 1.06-1.09 with 4096, 1.00-1.02 / 1.01 / 1.00-1.02 with 16384;
+  /// from memory (1e6, 1e7) the same. Each of a block's 4 x lanes running sums adds 16384 /
+  /// (4 x lanes) elements; reductions on one scalar accumulator (lz::seq, arg-reductions) run
+  /// blocks of a quarter of this (docs/decisions/reduction-blocks-of-16384.md).
+  setting<index_t> reduce_block = detail::default_reduce_block;
   /// Operand bytes from which contiguous full reductions (sum, dot, norm2, ...) issue software
   /// prefetches 16 KiB ahead of the loads; 0 never. The hardware prefetcher alone keeps too few
   /// misses in flight on some cores and more than enough on others, so the default depends on

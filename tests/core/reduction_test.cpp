@@ -36,15 +36,17 @@ bool same_bits(const T& a, const T& b) {
   return std::memcmp(&a, &b, sizeof(T)) == 0;
 }
 
-// Tolerance of a floating reduction result. Pairwise summation over blocks of 4096 with 32
-// SIMD lanes is within (128 + log2 n) eps of sum |x| (lz::seq: 4096 + log2 n); the bound
-// leaves a factor of 2. A mean
+// Tolerance of a floating reduction result. Pairwise summation over blocks of B =
+// thresholds().reduce_block elements with 32 SIMD lanes is within (B / 32 + log2 n) eps of
+// sum |x| (lz::seq: blocks of B / 4, one running sum each: B / 4 + log2 n); the bound leaves a
+// factor of 2. A mean
 // divides it by n; norm2 (a sum of squares, then sqrt) is relative to itself; products are
 // relative 4 n eps; everything else is exact.
 double tolerance(const std::string& name, double eps, double sum_abs, double want, index_t n,
                  bool scalar = false) {
-  // lz::seq has no SIMD lanes: each block of 4096 is one running sum.
-  const double c = ((scalar ? 2 * 4096 : 256) + 2 * std::log2(double(n) + 1)) * eps;
+  // lz::seq has no SIMD lanes: each (quarter) block is one running sum.
+  const double B = double(lz::thresholds().reduce_block);
+  const double c = ((scalar ? B / 2 : B / 16) + 2 * std::log2(double(n) + 1)) * eps;
   if (name == "sum" || name == "dot") return c * sum_abs;
   if (name == "mean") return n ? c * sum_abs / double(n) : 0;
   if (name == "norm2") return c * std::fabs(want);
@@ -292,11 +294,13 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(reductions_of_trees_and_dot_match_the_reference, T
   }
 }
 
-// Long reduced axes exercise the block structure (4096) and the pairwise splits of the
-// vertical (SIMD across outputs) and segment drivers.
+// Long reduced axes exercise the block structure (blocks of B = thresholds().reduce_block:
+// axes of 2B + 808 and B + 904) and the pairwise splits of the vertical (SIMD across outputs)
+// and segment drivers.
 BOOST_AUTO_TEST_CASE_TEMPLATE(long_axis_reductions_match_the_reference, T, types) {
   rng r(0x7ed2000 + sizeof(T) * 7 + std::is_integral_v<T>);
-  const lz::shape_t<2> shapes[] = {{9000, 3}, {3, 9000}, {700, 37}, {37, 700}, {5000, 1}};
+  const index_t B = lz::thresholds().reduce_block, two = 2 * B + 808, one = B + 904;
+  const lz::shape_t<2> shapes[] = {{two, 3}, {3, two}, {700, 37}, {37, 700}, {one, 1}};
   for (const auto& s : shapes) {
     for (std::size_t axis = 0; axis < 2; ++axis) {
       auto x = make_viewed<T, 2>(s, random_layout<2>(r, r.pick(all_layout_kinds), false), r.next(),
@@ -545,6 +549,31 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(reductions_are_bit_identical_for_any_thread_count,
   BOOST_TEST(same_bits(lz::eval(lz::simd, lz::sum(x)), sums[0]));
 }
 
+// The blocks are thresholds().reduce_block elements on SIMD accumulators and a quarter of it on
+// lz::seq's one running sum (kernels/cpu/reduce.cpp, block_of): a sum of one and a half blocks
+// is the first block's sum plus the rest's (a tree of smaller blocks splits elsewhere;
+// docs/decisions/reduction-blocks-of-16384.md).
+BOOST_AUTO_TEST_CASE_TEMPLATE(full_sums_combine_blocks_of_reduce_block_elements, T, float_types) {
+  const index_t B = lz::thresholds().reduce_block, Q = B / 4;
+  rng r(0xb10c + sizeof(T));
+  lz::vector<T> x(B + B / 2);
+  for (index_t i = 0; i < x.size(); ++i) x(i) = T(r.unit() * double(1 + i % 7)); // inexact sums
+  const auto part = [&](const auto& pol, index_t lo, index_t hi) {
+    const lz::vector<T> p = x(lz::range(lo, hi));
+    return T(lz::eval(pol, lz::sum(p)));
+  };
+  const T blocks = part(lz::simd, 0, B) + part(lz::simd, B, x.size());
+  BOOST_TEST(same_bits(T(lz::eval(lz::simd, lz::sum(x))), blocks));
+  BOOST_TEST(same_bits(T(lz::sum(x)), blocks));
+  // lz::seq: Q + Q / 2 elements are one of its blocks and half of another.
+  const lz::vector<T> y = x(lz::range(0, Q + Q / 2));
+  const T seq_blocks = part(lz::seq, 0, Q) + part(lz::seq, Q, Q + Q / 2);
+  BOOST_TEST(same_bits(T(lz::eval(lz::seq, lz::sum(y))), seq_blocks));
+  T running = 0;
+  for (index_t i = 0; i < y.size(); ++i) running += y(i);
+  BOOST_TEST(!same_bits(running, seq_blocks)); // (else the check above could not fail)
+}
+
 // A contiguous 1-d reduction runs its blocks directly (run_reduce's fast path); the same data
 // seen as a contiguous matrix goes through the planned loop and the block grid. Both walk the
 // same blocks, so they give the same bits, with or without software prefetches (issued from
@@ -593,7 +622,8 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(contiguous_reductions_give_the_same_bits_on_every_
 BOOST_AUTO_TEST_CASE_TEMPLATE(axis_reductions_give_the_same_bits_as_each_row_alone, T,
                               float_types) {
   rng r(0x7ed4100 + sizeof(T));
-  for (index_t n : {16, 17, 37, 300, 4096, 4097})
+  const index_t B = lz::thresholds().reduce_block; // by rows up to B, then by blocks
+  for (index_t n : {index_t(16), index_t(17), index_t(37), index_t(300), B, B + 1})
     for (index_t m : {1, 3, 70}) {
       const auto a = random_tensor<T, 2>({m, n}, r.next(), values::plain);
       const auto b = random_tensor<T, 2>({m, n}, r.next(), values::plain);

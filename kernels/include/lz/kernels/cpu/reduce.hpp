@@ -8,6 +8,7 @@
 
 #include <lz/kernels/cpu/loop.hpp>
 #include <lz/ops/reduce_ops.hpp>
+#include <lz/policy.hpp>
 
 #include <array>
 #include <bit>
@@ -54,7 +55,7 @@ struct reduce_options {
   bool threads = true;
   index_t parallel_work = 0;
   int cost = 1;
-  index_t block = 4096;
+  index_t block = lz::detail::default_reduce_block;
   bool keep_order = false; ///< arg-reductions: iterate in logical order (indices count)
   /// Operand bytes from which contiguous blocks prefetch `prefetch_distance` elements ahead
   /// (0: never; lz::thresholds().reduce_prefetch). One core's bandwidth from memory is bounded
