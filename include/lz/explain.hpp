@@ -198,8 +198,9 @@ fusion::explain_sink plan_text(const P& pol, D&& dst, const E& e, std::string& t
     if constexpr (scalar_like<std::remove_cvref_t<decltype(t)>>) // x *= 2.0
       fusion::plan_assign<Op>(s, pol, v, t);
     else if constexpr (fusion::settles_v<decltype(t)>)
-      fusion::plan_assign<Op>(
-          s, pol, v, fusion::settle_reductions(t, [&](const auto& r) { return s.settled(r); }));
+      fusion::plan_assign<Op>(s, pol, v, fusion::settle_reductions(t, [&](const auto& r) {
+                                return s.settled(pol, r);
+                              }));
     else
       fusion::plan_assign<Op>(s, pol, v, t);
   };

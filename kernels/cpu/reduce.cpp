@@ -42,18 +42,6 @@ constexpr std::array<index_t, max_operands> no_strides{};
 // 1.04-1.07x (the calls).
 constexpr index_t prefetch_span = 128;
 
-// Elements of a reduction block: opt.block on SIMD accumulators (U x W running sums a block),
-// a quarter of it on the one scalar accumulator (lz::seq, arg-reductions, types without
-// batches), whose running sum is the whole block: each block's sums then stay as short as with
-// 4096-element blocks, where the pairwise tree's bound held (W lanes or not). A code-set
-// lz::thresholds().reduce_block outside [1, 2^30]: the nearest end, or the default for a
-// non-positive one (LZ_CONFIG rejects such values).
-index_t block_of(const reduce_options& opt, const reduce_kernels& k) {
-  const index_t b =
-      opt.block > 0 ? std::min(opt.block, index_t(1) << 30) : lz::detail::default_reduce_block;
-  return k.simd_width > 1 ? b : std::max<index_t>(1, b / reduce_unroll);
-}
-
 // Axis reductions: the longest axis run transposed (run_reduce_axis), and the bytes of a
 // group's transposed leaves.
 constexpr index_t short_axis = 120;
@@ -380,9 +368,18 @@ void reduce_blocks(const Leaf& leaf, const reduce_kernels& k, index_t nblocks, i
 
 } // namespace
 
+// A block is U x W running sums on SIMD accumulators (16384 / 32 = 512 elements each for
+// AVX-512 doubles) but one on a scalar accumulator: a quarter of the block keeps that one as
+// long as with the 4096-element blocks before (docs/decisions/reduction-blocks-of-16384.md).
+index_t block_of(index_t block, bool simd) noexcept {
+  const index_t b =
+      block > 0 ? std::min(block, index_t(1) << 30) : lz::detail::default_reduce_block;
+  return simd ? b : std::max<index_t>(1, b / reduce_unroll);
+}
+
 void run_reduce(int rank, const index_t* ext, int count, detail::operand* ops,
                 const reduce_kernels& k, const void* ctx, const reduce_options& opt, void* out) {
-  const index_t B = block_of(opt, k);
+  const index_t B = block_of(opt.block, k.simd_width > 1);
   // Fast path: a contiguous 1-d reduction (every operand at stride 1). Its blocks are plain
   // ranges of B elements, so each leaf of the tree below is init + one slab + finish, without
   // planning the loop, walking the block grid or checking for operands to pack: the same blocks
@@ -449,7 +446,7 @@ void run_reduce_axis(int out_rank, const index_t* out_ext, index_t axis_len, int
   for (int d = 0; d < out_rank; ++d) nout *= out_ext[d];
   if (nout == 0) return;
   const int ax = out_rank; // leaves' stride index of the reduced axis
-  const index_t B = block_of(opt, k);
+  const index_t B = block_of(opt.block, k.simd_width > 1);
   const int threads = threads_for(opt, nout * axis_len * opt.cost);
 
   // Vertical mode: the outputs are contiguous along the last output dim for the destination

@@ -574,6 +574,33 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(full_sums_combine_blocks_of_reduce_block_elements,
   BOOST_TEST(!same_bits(running, seq_blocks)); // (else the check above could not fail)
 }
 
+// lz::explain names the block each reduction runs in: thresholds().reduce_block on SIMD
+// accumulators, a quarter of it under lz::seq and for arg-reductions, settled or not.
+BOOST_AUTO_TEST_CASE(explain_names_the_block_each_reduction_runs_in) {
+  const index_t B = lz::thresholds().reduce_block;
+  const auto has = [](const std::string& s, const std::string& part) {
+    return s.find(part) != std::string::npos;
+  };
+  const lz::vector<double> x = lz::ones<double>({100});
+  const lz::matrix<double> A = lz::ones<double>({4, 100});
+  lz::vector<double> r(4), z(100);
+  lz::vector<lz::index_t> i(4);
+  const std::string full = "pairwise blocks of " + std::to_string(B) + ",";
+  const std::string quarter = "pairwise blocks of " + std::to_string(B / 4) + ",";
+  const std::string axis = "pairwise blocks of " + std::to_string(B) + ")";
+  const std::string axis_quarter = "pairwise blocks of " + std::to_string(B / 4) + ")";
+  const std::string simd = lz::explain(z, x - lz::mean(x)); // settled first
+  const std::string seq = lz::explain(lz::seq, z, x - lz::mean(x));
+  BOOST_TEST(has(simd, full), simd);
+  BOOST_TEST(has(seq, quarter), seq);
+  const std::string rows = lz::explain(r, lz::sum(A, 1)),
+                    rows_seq = lz::explain(lz::seq, r, lz::sum(A, 1));
+  BOOST_TEST(has(rows, axis), rows);
+  BOOST_TEST(has(rows_seq, axis_quarter), rows_seq);
+  const std::string arg = lz::explain(i, lz::argmax(A, 1));
+  BOOST_TEST(has(arg, axis_quarter), arg);
+}
+
 // A contiguous 1-d reduction runs its blocks directly (run_reduce's fast path); the same data
 // seen as a contiguous matrix goes through the planned loop and the block grid. Both walk the
 // same blocks, so they give the same bits, with or without software prefetches (issued from

@@ -554,8 +554,8 @@ class explain_sink {
   /// A full reduction settled before the plan (rules/reduce.hpp), described as its own pass.
   /// Returns a placeholder for its value: NaN where the type has one (a BLAS step's alpha that
   /// holds it shows "nan"), else 0.
-  template <class E>
-  typename E::value_type settled(const E& e);
+  template <class P, class E>
+  typename E::value_type settled(const P& pol, const E& e);
   /// A computed sparse term settled before the plan (fusion/sparse.hpp, defined in
   /// rules/sparse_apply.hpp): described as its own step, a placeholder CSR leaf returned.
   template <class G>

@@ -235,6 +235,17 @@ bool has_square_product(const E& e) {
     return false;
   }
 }
+// The block reduction node N runs in under policy P (kernels::cpu::block_of).
+template <class P, class N>
+struct node_block;
+template <class P, template <class, class, class> class Node, class Op, class Fin, class A>
+struct node_block<P, Node<Op, Fin, A>> {
+  static index_t get() {
+    return kernels::cpu::block_of(
+        thresholds().reduce_block,
+        kernels::cpu::reduces_on_batches<Op, A, P::kind != exec_kind::seq>());
+  }
+};
 // Explain's note for such a tree.
 template <class E>
 void note_square_product(explain_sink& s, const E& e) {
@@ -251,22 +262,22 @@ void explain_sink::reduce(const P&, tensor_view<T, R> dst, const E& e) {
     loop(std::string("reduce ") + std::remove_cvref_t<E>::op_name() + " along axis " +
              std::to_string(e.axis) + " of " + lz::detail::to_string(e.arg.shape()) + " → " +
              name_of(dst.data()) + to_string(dst.layout()) + " (pairwise blocks of " +
-             std::to_string(thresholds().reduce_block) + ")",
+             std::to_string(detail_reduce::node_block<P, E>::get()) + ")",
          "reduce");
   } else {
     loop(std::string("reduce ") + std::remove_cvref_t<E>::op_name() + " over " +
              lz::detail::to_string(e.arg.shape()) + " → " + name_of(dst.data()) +
-             " (pairwise blocks of " + std::to_string(thresholds().reduce_block) +
+             " (pairwise blocks of " + std::to_string(detail_reduce::node_block<P, E>::get()) +
              ", thread-count independent)",
          "reduce");
   }
 }
 
-template <class E>
-typename E::value_type explain_sink::settled(const E& e) {
+template <class P, class E>
+typename E::value_type explain_sink::settled(const P&, const E& e) {
   detail_reduce::note_square_product(*this, e.arg);
   loop(detail_plan::describe_settled(E::op_name(), lz::detail::to_string(e.arg.shape()),
-                                     thresholds().reduce_block),
+                                     detail_reduce::node_block<P, E>::get()),
        "reduce");
   using V = typename E::value_type;
   if constexpr (std::numeric_limits<V>::has_quiet_NaN) {

@@ -67,6 +67,12 @@ struct reduce_options {
   index_t prefetch_distance = 2048;
 };
 
+/// Elements of a reduction block for thresholds().reduce_block = `block`: `block` on SIMD
+/// accumulators, a quarter of it on one scalar accumulator (lz::seq, arg-reductions, types
+/// without batches; docs/decisions/reduction-blocks-of-16384.md). A value outside [1, 2^30]
+/// (set in code; LZ_CONFIG rejects it): the nearest end, or the default for a non-positive one.
+index_t block_of(index_t block, bool simd) noexcept;
+
 /// Full reduction over `ops[1..count)` (ops[0] guides the dimension order and is not read);
 /// writes the combined partial to `out`. An empty loop yields the identity.
 void run_reduce(int rank, const index_t* ext, int count, detail::operand* ops,
