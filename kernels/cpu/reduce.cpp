@@ -371,15 +371,19 @@ void reduce_blocks(const Leaf& leaf, const reduce_kernels& k, index_t nblocks, i
 // A block is U x W running sums on SIMD accumulators (16384 / 32 = 512 elements each for
 // AVX-512 doubles) but one on a scalar accumulator: a quarter of the block keeps that one as
 // long as with the 4096-element blocks before (docs/decisions/reduction-blocks-of-16384.md).
-index_t block_of(index_t block, bool simd) noexcept {
+namespace {
+LZ_INLINE index_t block_elements(index_t block, bool simd) noexcept {
   const index_t b =
       block > 0 ? std::min(block, index_t(1) << 30) : lz::detail::default_reduce_block;
   return simd ? b : std::max<index_t>(1, b / reduce_unroll);
 }
+} // namespace
+
+index_t block_of(index_t block, bool simd) noexcept { return block_elements(block, simd); }
 
 void run_reduce(int rank, const index_t* ext, int count, detail::operand* ops,
                 const reduce_kernels& k, const void* ctx, const reduce_options& opt, void* out) {
-  const index_t B = block_of(opt.block, k.simd_width > 1);
+  const index_t B = block_elements(opt.block, k.simd_width > 1);
   // Fast path: a contiguous 1-d reduction (every operand at stride 1). Its blocks are plain
   // ranges of B elements, so each leaf of the tree below is init + one slab + finish, without
   // planning the loop, walking the block grid or checking for operands to pack: the same blocks
@@ -439,6 +443,74 @@ void run_reduce(int rank, const index_t* ext, int count, detail::operand* ops,
                 out);
 }
 
+// run_reduce when the vector or a leaf is not one short contiguous block: ops[0] gets the
+// walk order the general driver reads (run_reduce_vector's callers leave it unset).
+LZ_NOINLINE void run_reduce_vector_general(index_t n, int count, detail::operand* ops,
+                                           const reduce_kernels& k, const void* ctx,
+                                           const reduce_options& opt, void* out) {
+  if (count > 1) {
+    ops[0].ptr = ops[1].ptr, ops[0].esize = ops[1].esize, ops[0].strides[0] = ops[1].strides[0];
+  } else {
+    ops[0].strides[0] = 0;
+  }
+  run_reduce(1, &n, count, ops, k, ctx, opt, out);
+}
+
+template <int N>
+void run_reduce_vector(index_t n, detail::operand* ops, const reduce_kernels& k, const void* ctx,
+                       const reduce_options& opt, void* out) {
+  // One block with no prefetch (prefetch_for's first test): init, one slab and finish, as
+  // run_reduce's contiguous path runs it, with the operand test unrolled.
+  char* ptr[N];
+  ptr[0] = nullptr; // (the destination is not read)
+  bool unit =
+      n > 0 && n <= 2 * opt.prefetch_distance && n <= block_elements(opt.block, k.simd_width > 1);
+  for (int j = 1; j < N; ++j) {
+    unit = unit && ops[j].strides[0] == 1;
+    ptr[j] = ops[j].ptr;
+  }
+  if (!unit) return run_reduce_vector_general(n, N, ops, k, ctx, opt, out);
+  state_buf st;
+  k.init(st.b);
+  slab_call(k, ctx, ops, N, ptr, unit_strides.data(), no_strides.data(), 1, n, 0, n, st.b, 0);
+  k.finish(st.b, out);
+}
+
+// One per operand count a caller may pass (fusion/rules/reduce.hpp).
+template void run_reduce_vector<1>(index_t, detail::operand*, const reduce_kernels&, const void*,
+                                   const reduce_options&, void*);
+template void run_reduce_vector<2>(index_t, detail::operand*, const reduce_kernels&, const void*,
+                                   const reduce_options&, void*);
+template void run_reduce_vector<3>(index_t, detail::operand*, const reduce_kernels&, const void*,
+                                   const reduce_options&, void*);
+template void run_reduce_vector<4>(index_t, detail::operand*, const reduce_kernels&, const void*,
+                                   const reduce_options&, void*);
+template void run_reduce_vector<5>(index_t, detail::operand*, const reduce_kernels&, const void*,
+                                   const reduce_options&, void*);
+template void run_reduce_vector<6>(index_t, detail::operand*, const reduce_kernels&, const void*,
+                                   const reduce_options&, void*);
+template void run_reduce_vector<7>(index_t, detail::operand*, const reduce_kernels&, const void*,
+                                   const reduce_options&, void*);
+template void run_reduce_vector<8>(index_t, detail::operand*, const reduce_kernels&, const void*,
+                                   const reduce_options&, void*);
+template void run_reduce_vector<9>(index_t, detail::operand*, const reduce_kernels&, const void*,
+                                   const reduce_options&, void*);
+template void run_reduce_vector<10>(index_t, detail::operand*, const reduce_kernels&, const void*,
+                                    const reduce_options&, void*);
+template void run_reduce_vector<11>(index_t, detail::operand*, const reduce_kernels&, const void*,
+                                    const reduce_options&, void*);
+template void run_reduce_vector<12>(index_t, detail::operand*, const reduce_kernels&, const void*,
+                                    const reduce_options&, void*);
+template void run_reduce_vector<13>(index_t, detail::operand*, const reduce_kernels&, const void*,
+                                    const reduce_options&, void*);
+template void run_reduce_vector<14>(index_t, detail::operand*, const reduce_kernels&, const void*,
+                                    const reduce_options&, void*);
+template void run_reduce_vector<15>(index_t, detail::operand*, const reduce_kernels&, const void*,
+                                    const reduce_options&, void*);
+template void run_reduce_vector<16>(index_t, detail::operand*, const reduce_kernels&, const void*,
+                                    const reduce_options&, void*);
+static_assert(vector_operands == 16, "lz: one run_reduce_vector<N> above for each N up to it");
+
 void run_reduce_axis(int out_rank, const index_t* out_ext, index_t axis_len, int count,
                      detail::operand* ops, const reduce_kernels& k, const void* ctx,
                      const reduce_options& opt) {
@@ -446,7 +518,7 @@ void run_reduce_axis(int out_rank, const index_t* out_ext, index_t axis_len, int
   for (int d = 0; d < out_rank; ++d) nout *= out_ext[d];
   if (nout == 0) return;
   const int ax = out_rank; // leaves' stride index of the reduced axis
-  const index_t B = block_of(opt.block, k.simd_width > 1);
+  const index_t B = block_elements(opt.block, k.simd_width > 1);
   const int threads = threads_for(opt, nout * axis_len * opt.cost);
 
   // Vertical mode: the outputs are contiguous along the last output dim for the destination

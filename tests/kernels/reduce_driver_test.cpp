@@ -10,6 +10,7 @@
 #include <lz/lz.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -34,6 +35,7 @@ struct slab_log {
   int in_place_partial = 0; // calls with n % W != 0 reading the row where it lies
   const double* lo = nullptr;
   const double* hi = nullptr; // the operand's storage [lo, hi)
+  std::vector<double> trace;  // per call: rows, n, and what each row added
 };
 
 // What the real slab does on batches: whole batches from the row's start, then the last W
@@ -46,6 +48,8 @@ void recording_slab(const void* ctx, char* const* p, const index_t*, const index
   ++log.calls;
   if (each) ++log.each_calls;
   if (rows <= 0 || n <= 0) ++log.empty_calls;
+  log.trace.push_back(double(rows));
+  log.trace.push_back(double(n));
   for (index_t r = 0; r < rows; ++r) {
     const double* x = reinterpret_cast<const double*>(p[1] + r * so[1]);
     if (n % W != 0 && x >= log.lo && x < log.hi) ++log.in_place_partial;
@@ -58,6 +62,7 @@ void recording_slab(const void* ctx, char* const* p, const index_t*, const index
         if (l >= i - j) row += v;
       }
     }
+    log.trace.push_back(row);
     if (each)
       *reinterpret_cast<double*>(p[0] + r * so[0]) = row;
     else
@@ -137,6 +142,59 @@ BOOST_AUTO_TEST_CASE(a_contiguous_reduction_reads_each_last_batch_within_its_ope
         if (n < W && n > 0) BOOST_TEST(log.in_place_partial == 0); // a padded copy
       }
     }
+}
+
+// run_reduce_vector<N>, the entry of rank-1 trees (the operand test unrolled), makes the slab
+// calls run_reduce makes, in the same order, on any length, block, prefetch setting, stride
+// (contiguous, strided: packed, broadcast) and with a second leaf, ops[0] left unset (garbage
+// here: the entry fills it before run_reduce reads it).
+template <int N>
+void check_vector_entry(index_t n, index_t stride, const cpu::reduce_options& opt) {
+  guarded x(n, stride), y(n, 1);
+  slab_log want_log, got_log;
+  want_log.lo = got_log.lo = x.data;
+  want_log.hi = got_log.hi =
+      x.data + (stride == 0 ? 1 : std::max<index_t>((n - 1) * stride + 1, 0));
+  auto operands = [&](bool walk_order) {
+    std::array<lz::detail::operand, N> ops{};
+    ops[1].ptr = reinterpret_cast<char*>(x.data), ops[1].esize = 8, ops[1].strides[0] = stride;
+    if (N > 2)
+      ops[2].ptr = reinterpret_cast<char*>(y.data), ops[2].esize = 8, ops[2].strides[0] = 1;
+    if (walk_order)
+      ops[0] = ops[1];
+    else
+      ops[0].ptr = nullptr, ops[0].esize = 3, ops[0].strides[0] = -7;
+    return ops;
+  };
+  auto want_ops = operands(true), got_ops = operands(false);
+  double want = -1, got = -2;
+  cpu::run_reduce(1, &n, N, want_ops.data(), recording, &want_log, opt, &want);
+  cpu::run_reduce_vector<N>(n, got_ops.data(), recording, &got_log, opt, &got);
+  double sum = 0;
+  for (index_t k = 0; k < n; ++k) sum += x.data[k * stride];
+  BOOST_TEST(want == sum); // (the recording slab sums leaf 1 only)
+  BOOST_TEST(got == want);
+  BOOST_TEST(got_log.trace == want_log.trace, boost::test_tools::per_element());
+  BOOST_TEST(got_log.smallest_seen >= 100.0);
+  BOOST_TEST(got_log.empty_calls == 0);
+}
+
+BOOST_AUTO_TEST_CASE(the_vector_entry_makes_the_slab_calls_run_reduce_makes) {
+  std::vector<index_t> lengths;
+  for (index_t n = 0; n <= 41; ++n) lengths.push_back(n);
+  for (index_t n : {129, 300, 4096, 4097, 5000}) lengths.push_back(n);
+  for (index_t block : {4096, 3, 8, 13})
+    for (bool prefetch : {false, true})
+      for (index_t n : lengths)
+        for (index_t stride : {1, 2, 0}) {
+          cpu::reduce_options opt = one_thread(block);
+          if (prefetch) opt.prefetch_bytes = 1, opt.prefetch_distance = 16;
+          BOOST_TEST_CONTEXT("n = " << n << ", stride " << stride << ", block " << block
+                                    << (prefetch ? ", prefetching" : "")) {
+            check_vector_entry<2>(n, stride, opt);
+            check_vector_entry<3>(n, stride, opt);
+          }
+        }
 }
 
 // Software prefetches cut a row into spans of 128 elements: a span's short end reads into the

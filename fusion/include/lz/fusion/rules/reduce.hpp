@@ -112,7 +112,9 @@ typename reduce_expr<Op, Fin, E>::value_type reduce_value(const P& pol,
     temp_store<opaque_count_v<E>> temps;
     std::array<operand, N> ops; // (strides past R unset: the driver reads R of them)
     flatten(r.arg, ops.data() + 1, pol, temps);
-    if constexpr (N > 1) { // ops[0]: walk memory in the first leaf's order
+    constexpr bool vector = R == 1 && N <= vector_operands; // (ops[0] filled if needed)
+    if constexpr (vector) {
+    } else if constexpr (N > 1) { // ops[0]: walk memory in the first leaf's order
       ops[0].ptr = ops[1].ptr, ops[0].esize = ops[1].esize;
       for (std::size_t k = 0; k < R; ++k) ops[0].strides[k] = ops[1].strides[k];
     } else {
@@ -123,8 +125,12 @@ typename reduce_expr<Op, Fin, E>::value_type reduce_value(const P& pol,
                     P::kind != exec_kind::seq>::template kernels<false>();
     alignas(64) unsigned char part[max_reduce_partial];
     const auto k = bind<1>(r.arg); // (the kernel tree)
-    run_reduce(int(R), s.data(), int(N), ops.data(), K, &k,
-               reduce_options_for<P>(cost_v<E>, node::is_arg), part);
+    if constexpr (vector)
+      run_reduce_vector<int(N)>(s[0], ops.data(), K, &k,
+                                reduce_options_for<P>(cost_v<E>, node::is_arg), part);
+    else
+      run_reduce(int(R), s.data(), int(N), ops.data(), K, &k,
+                 reduce_options_for<P>(cost_v<E>, node::is_arg), part);
     return Fin{}(*reinterpret_cast<const acc_type*>(part), size);
   }
 }

@@ -77,6 +77,14 @@ index_t block_of(index_t block, bool simd) noexcept;
 /// writes the combined partial to `out`. An empty loop yields the identity.
 void run_reduce(int rank, const index_t* ext, int count, detail::operand* ops,
                 const reduce_kernels& k, const void* ctx, const reduce_options& opt, void* out);
+/// run_reduce of a vector of n elements over N operands (1 <= N <= vector_operands), chosen at
+/// compile time by the caller: one short contiguous block (the fixed cost of a small reduction)
+/// runs with the operand test unrolled and no loop plan; anything else goes to run_reduce.
+/// ops[0] may be left unset (it is filled before run_reduce reads it). Compiled in the library
+/// for each N.
+template <int N>
+void run_reduce_vector(index_t n, detail::operand* ops, const reduce_kernels& k, const void* ctx,
+                       const reduce_options& opt, void* out);
 
 /// Reduction along one axis: ops[0] is the destination (out_rank dims); leaves have
 /// out_rank + 1 strides, the last one along the reduced axis of length axis_len.
