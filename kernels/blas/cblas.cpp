@@ -77,18 +77,25 @@ I first_parameter(R (*)(I, A...));
 using blas_int = decltype(first_parameter(&cblas_sdot));
 
 // Every size, leading dimension and increment must fit in that type (32 bits for LP64 builds).
-blas_int to_int(index_t v, const char* routine, const char* what) {
+// The tests inline, the messages out of line: a call's checks are a few compares (a 100-element
+// dot spent ~150 instructions in them when each check was a call with its string code).
+[[noreturn]] LZ_NOINLINE void throw_too_wide(index_t v, const char* routine, const char* what) {
+  throw layout_error(std::string(routine) + ": " + what + " = " + std::to_string(v) +
+                     " exceeds the " + std::to_string(8 * sizeof(blas_int)) +
+                     "-bit integers the CBLAS takes");
+}
+LZ_INLINE blas_int to_int(index_t v, const char* routine, const char* what) {
   constexpr index_t most = index_t(std::numeric_limits<blas_int>::max());
-  if (v > most || v < -most)
-    throw layout_error(std::string(routine) + ": " + what + " = " + std::to_string(v) +
-                       " exceeds the " + std::to_string(8 * sizeof(blas_int)) +
-                       "-bit integers the CBLAS takes");
+  if (LZ_UNLIKELY(v > most || v < -most)) throw_too_wide(v, routine, what);
   return static_cast<blas_int>(v);
 }
 
-void check_sizes(const char* routine, std::initializer_list<index_t> sizes) {
+[[noreturn]] LZ_NOINLINE void throw_negative_size(const char* routine, index_t s) {
+  throw shape_error(std::string(routine) + ": negative size " + std::to_string(s));
+}
+LZ_INLINE void check_sizes(const char* routine, std::initializer_list<index_t> sizes) {
   for (index_t s : sizes)
-    if (s < 0) throw shape_error(std::string(routine) + ": negative size " + std::to_string(s));
+    if (LZ_UNLIKELY(s < 0)) throw_negative_size(routine, s);
 }
 
 // Leading dimension of a matrix stored as `outer` lines of `inner` elements. BLAS demands
@@ -114,13 +121,15 @@ struct vec_arg {
   blas_int inc;
 };
 template <class T>
-vec_arg<T> input_vec(const T* x, index_t n, index_t inc, std::vector<T>& tmp, const char* routine,
-                     const char* what) {
+LZ_NOINLINE vec_arg<T> broadcast_vec(const T* x, index_t n, std::vector<T>& tmp) {
+  tmp.assign(static_cast<std::size_t>(n), x[0]);
+  return {tmp.data(), 1};
+}
+template <class T>
+LZ_INLINE vec_arg<T> input_vec(const T* x, index_t n, index_t inc, std::vector<T>& tmp,
+                               const char* routine, const char* what) {
   if (n <= 1) return {x, 1};
-  if (inc == 0) {
-    tmp.assign(static_cast<std::size_t>(n), x[0]);
-    return {tmp.data(), 1};
-  }
+  if (LZ_UNLIKELY(inc == 0)) return broadcast_vec(x, n, tmp);
   const blas_int i = to_int(inc, routine, what);
   return {inc < 0 ? x + (n - 1) * inc : x, i};
 }
@@ -464,6 +473,8 @@ double dot(index_t n, const double* x, index_t incx, const double* y, index_t in
 }
 
 // ---- information -----------------------------------------------------------------------------
+int integer_bits() noexcept { return int(8 * sizeof(blas_int)); }
+
 isa cpu_isa() noexcept {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_cpu_init();

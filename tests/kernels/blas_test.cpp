@@ -378,6 +378,44 @@ BOOST_AUTO_TEST_CASE(gemv_rejects_a_zero_increment_on_a_longer_output) {
 }
 
 // ---- level 1 ---------------------------------------------------------------------------------
+// A size, leading dimension or increment wider than the CBLAS's integers (32 bits for LP64
+// builds) is refused before the call: the pointers here hold a few elements, and the output is
+// left as it was.
+BOOST_AUTO_TEST_CASE(sizes_wider_than_the_cblas_integers_are_refused_before_the_call) {
+  if (blas::integer_bits() >= 64) return; // (an ILP64 CBLAS takes every index_t)
+  const index_t wide = index_t(1) << blas::integer_bits();
+  const std::string want = "exceeds the " + std::to_string(blas::integer_bits()) + "-bit";
+  std::vector<double> x(4, 1.0), y(4, 2.0), C(4, 3.0);
+  auto refused = [&](auto&& call, const char* what) {
+    capture rec;
+    try {
+      call();
+      BOOST_ERROR(what << ": no error");
+    } catch (const lz::layout_error& e) {
+      BOOST_TEST(std::string(e.what()).find(want) != std::string::npos, e.what());
+      BOOST_TEST(std::string(e.what()).find(what) != std::string::npos, e.what());
+    }
+    BOOST_TEST(rec.calls.size() == 1u); // (recorded, then refused)
+  };
+  refused([&] { (void)blas::dot(wide, x.data(), 1, y.data(), 1); }, "n = ");
+  refused([&] { (void)blas::dot(2, x.data(), wide, y.data(), 1); }, "incx = ");
+  refused([&] { blas::axpy(2, 2.0, x.data(), 1, y.data(), -wide); }, "incy = ");
+  refused(
+      [&] {
+        blas::gemm(order::row_major, trans::none, trans::none, 2, 2, 2, 1.0, x.data(), wide,
+                   y.data(), 2, 0.0, C.data(), 2);
+      },
+      "lda = ");
+  refused(
+      [&] {
+        blas::gemv(order::row_major, trans::none, 2, 2, 1.0, x.data(), 2, y.data(), 1, 0.0,
+                   C.data(), wide);
+      },
+      "incy = ");
+  for (double v : y) BOOST_TEST(v == 2.0);
+  for (double v : C) BOOST_TEST(v == 3.0);
+}
+
 BOOST_AUTO_TEST_CASE_TEMPLATE(axpy_scal_dot_match_naive_loops_for_signed_increments, T,
                               real_types) {
   std::mt19937_64 g(3);

@@ -139,6 +139,10 @@ recorder* set_recorder(recorder* r) noexcept;
 /// "OpenBLAS 0.3.21 (core Haswell, 2 threads, pthread)" — library, version, core, threads; for
 /// another CBLAS (LZ_BLAS), "CBLAS blis (/usr/lib/.../libblis.so.4; threads set by ...)".
 std::string info();
+/// Bits of the integers this CBLAS takes for sizes, leading dimensions and increments (32 for
+/// LP64 builds such as Debian's OpenBLAS): a wider value is refused with lz::layout_error before
+/// the call, nothing read or written.
+int integer_bits() noexcept;
 /// Sets OpenBLAS's own thread count (it keeps its own pool); n <= 0 = default. Another CBLAS's
 /// threads are set by its own environment variable (no CBLAS call exists): nothing here.
 void set_num_threads(int n);
