@@ -443,6 +443,69 @@ void run_reduce(int rank, const index_t* ext, int count, detail::operand* ops,
                 out);
 }
 
+#if defined(__AVX512F__)
+// The batch B at q + i as B::load_unaligned(q + i) reads it, from the aligned batches at
+// base + i and base + i + W (base: q rounded down to 64 bytes, o elements before it): one
+// two-source permute instead of a load split across two lines (i a multiple of W).
+template <class B, class T>
+LZ_INLINE B realigned(const T* base, index_t i, __m512i idx) {
+  using R = typename B::register_type;
+  const __m512i lo = _mm512_load_si512(base + i), hi = _mm512_load_si512(base + i + B::size);
+  if constexpr (sizeof(T) == 8)
+    return B(__builtin_bit_cast(R, _mm512_permutex2var_epi64(lo, idx, hi)));
+  else
+    return B(__builtin_bit_cast(R, _mm512_permutex2var_epi32(lo, idx, hi)));
+}
+
+template <class Op, class T>
+index_t realign_groups(const T* row, index_t n, T* lanes) {
+  using B = xsimd::batch<T>;
+  constexpr index_t W = index_t(B::size), U = reduce_unroll;
+  static_assert(W * sizeof(T) == 64);
+  const auto at = reinterpret_cast<std::uintptr_t>(row);
+  const T* base = reinterpret_cast<const T*>(at & ~std::uintptr_t(63));
+  // (Not at a whole element: no group realigned.)
+  const index_t o = at % sizeof(T) != 0 ? -n : index_t((at & 63) / sizeof(T));
+  __m512i idx;
+  if constexpr (sizeof(T) == 8)
+    idx = _mm512_add_epi64(_mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7), _mm512_set1_epi64(o));
+  else
+    idx = _mm512_add_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                           _mm512_set1_epi32(int(o)));
+  B a0 = B::load_aligned(lanes), a1 = B::load_aligned(lanes + W);
+  B a2 = B::load_aligned(lanes + 2 * W), a3 = B::load_aligned(lanes + 3 * W);
+  auto as_it_lies = [&](index_t i) {
+    a0 = Op::combine(a0, B::load_unaligned(row + i));
+    a1 = Op::combine(a1, B::load_unaligned(row + i + W));
+    a2 = Op::combine(a2, B::load_unaligned(row + i + 2 * W));
+    a3 = Op::combine(a3, B::load_unaligned(row + i + 3 * W));
+  };
+  as_it_lies(0);
+  // A group's last aligned batch ends at index i + 5W - o of the row: at most n.
+  index_t i = U * W;
+  for (; i + 5 * W - o <= n; i += U * W) {
+    a0 = Op::combine(a0, realigned<B>(base, i, idx));
+    a1 = Op::combine(a1, realigned<B>(base, i + W, idx));
+    a2 = Op::combine(a2, realigned<B>(base, i + 2 * W, idx));
+    a3 = Op::combine(a3, realigned<B>(base, i + 3 * W, idx));
+  }
+  for (; i + U * W <= n; i += U * W) as_it_lies(i);
+  a0.store_aligned(lanes), a1.store_aligned(lanes + W);
+  a2.store_aligned(lanes + 2 * W), a3.store_aligned(lanes + 3 * W);
+  return i;
+}
+
+#define LZ_REALIGN_GROUPS(Op)                                                                      \
+  template index_t realign_groups<red::Op, float>(const float*, index_t, float*);                  \
+  template index_t realign_groups<red::Op, double>(const double*, index_t, double*);
+LZ_REALIGN_GROUPS(sum_op)
+LZ_REALIGN_GROUPS(mean_op)
+LZ_REALIGN_GROUPS(prod_op)
+LZ_REALIGN_GROUPS(min_op)
+LZ_REALIGN_GROUPS(max_op)
+#undef LZ_REALIGN_GROUPS
+#endif
+
 // run_reduce when the vector or a leaf is not one short contiguous block: ops[0] gets the
 // walk order the general driver reads (run_reduce_vector's callers leave it unset).
 LZ_NOINLINE void run_reduce_vector_general(index_t n, int count, detail::operand* ops,

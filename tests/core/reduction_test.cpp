@@ -9,6 +9,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <memory>
+#include <new>
 
 namespace {
 
@@ -665,6 +667,53 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(axis_reductions_give_the_same_bits_as_each_row_alo
         }
       }
     }
+}
+
+// The rows of an axis reduction that start inside a 64-byte line run their middle batches
+// realigned on AVX-512 (built from aligned loads by a permute: kernels/cpu/reduce.cpp,
+// realign_groups); every lane still meets the elements an unaligned load gives it. So rows
+// give the same bits at every offset from a line as aligned copies of them, and so do full
+// reductions: sum, mean, prod, min and max, floats and doubles, lengths around the realigned
+// groups' ends.
+BOOST_AUTO_TEST_CASE_TEMPLATE(reductions_give_the_same_bits_at_any_offset_from_a_line, T,
+                              float_types) {
+  rng r(0xa119 + sizeof(T));
+  constexpr index_t lanes = 64 / index_t(sizeof(T));
+  for (index_t n : {index_t(95), index_t(96), index_t(100), index_t(131), index_t(200),
+                    index_t(300), index_t(301), index_t(1000)}) {
+    for (index_t o = 0; o < lanes; ++o) {
+      // The last 3 n elements of an allocation aligned to a line, so that a read past the end
+      // shows under the address sanitizer; values near 1 (products of 1000 stay finite), with
+      // full mantissas.
+      const std::size_t count = std::size_t(o + 3 * n);
+      auto release = [](T* p) { ::operator delete(p, std::align_val_t(64)); };
+      const std::unique_ptr<T, decltype(release)> buf(
+          static_cast<T*>(::operator new(count * sizeof(T), std::align_val_t(64))), release);
+      for (std::size_t i = 0; i < count; ++i)
+        buf.get()[i] = T(1) + T(double(r.next() >> 11) * 0x1p-53 - 0.5) / T(64);
+      const auto x = lz::adopt(buf.get() + o + 2 * n, {n});
+      const lz::tensor<T, 1> c = x; // (aligned)
+      BOOST_TEST_CONTEXT(n << " " << type_name<T>() << " at " << o << " past a line") {
+        BOOST_TEST(same_bits(T(lz::sum(x)), T(lz::sum(c))));
+        BOOST_TEST(same_bits(T(lz::mean(x)), T(lz::mean(c))));
+        BOOST_TEST(same_bits(T(lz::prod(x)), T(lz::prod(c))));
+        BOOST_TEST(same_bits(T(lz::min(x)), T(lz::min(c))));
+        BOOST_TEST(same_bits(T(lz::max(x)), T(lz::max(c))));
+        // Three rows of n from the offset: each starts at another place in its line.
+        const auto A = lz::adopt(buf.get() + o, {3, n});
+        const lz::tensor<T, 1> sums = lz::sum(A, 1), means = lz::mean(A, 1);
+        const lz::tensor<T, 1> prods = lz::prod(A, 1), mins = lz::min(A, 1), maxs = lz::max(A, 1);
+        for (index_t i = 0; i < 3; ++i) {
+          const lz::tensor<T, 1> ci = lz::row(A, i);
+          BOOST_TEST(same_bits(sums(i), T(lz::sum(ci))));
+          BOOST_TEST(same_bits(means(i), T(lz::mean(ci))));
+          BOOST_TEST(same_bits(prods(i), T(lz::prod(ci))));
+          BOOST_TEST(same_bits(mins(i), T(lz::min(ci))));
+          BOOST_TEST(same_bits(maxs(i), T(lz::max(ci))));
+        }
+      }
+    }
+  }
 }
 
 // Pairwise summation: the error grows like log n, not n. 1e7 positive floats spanning 2^±20

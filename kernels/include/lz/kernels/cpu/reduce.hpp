@@ -22,6 +22,29 @@ inline constexpr int max_reduce_state = 1024; ///< bytes of a block accumulator
 inline constexpr int max_reduce_partial = 32; ///< bytes of a finished block result
 inline constexpr int reduce_unroll = 4;       ///< SIMD accumulators of a slab (U)
 
+/// A slab's groups of U batches of a contiguous row of n T that starts inside a 64-byte line:
+/// the first as it lies (its aligned batches would start before the row), then each batch
+/// built from the two aligned batches around it by a two-source permute, the lanes an unaligned
+/// load gives (the same bits) without its split loads, while the aligned batch after a group
+/// lies in the row, then the rest as they lie; `lanes`, the U accumulators (U x W values,
+/// aligned), are updated; returns the index the groups end at (the slab's tail follows). Compiled
+/// in the library for AVX-512 targets: float and double, sum, mean, prod, min and max
+/// (realign_compiled). An axis reduction of one leaf (`sum(A, 1)`) calls it for rows of 3 groups
+/// or more when its file's SIMD target is the library's
+/// (docs/decisions/reduction-rows-realigned.md).
+template <class Op, class T>
+index_t realign_groups(const T* row, index_t n, T* lanes);
+template <class Op, class T>
+inline constexpr bool realign_compiled = [] {
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>)
+    return lz::fn::detail::kernels_simd_arch_matches && sizeof(xsimd::batch<T>) == 64 &&
+           (std::is_same_v<Op, red::sum_op> || std::is_same_v<Op, red::mean_op> ||
+            std::is_same_v<Op, red::prod_op> || std::is_same_v<Op, red::min_op> ||
+            std::is_same_v<Op, red::max_op>);
+  else
+    return false;
+}();
+
 /// A slab issues no software prefetch: the driver does, between calls (reduce.cpp, run_slab).
 /// `each` false: every row accumulates into `state`. True (axis reductions' slabs only: see
 /// reducer::kernels): each row is one output, reduced on its own from the identity and stored
@@ -249,6 +272,14 @@ struct reducer {
   using state = typename accum::state;
   static constexpr int U = accum::U, W = accum::W;
   static constexpr std::size_t N = 1 + K::leaves;
+  /// Whether an axis reduction's rows that start inside a 64-byte line run realigned
+  /// (realign_groups: one leaf, AVX-512).
+  static constexpr bool realigns = [] {
+    if constexpr (S && std::is_same_v<K, bound_leaf<V, 1>>)
+      return realign_compiled<Op, V>;
+    else
+      return false;
+  }();
   static constexpr auto store = &red_store<Fin, D, AOp, A>::store;
 
   static A element(const auto& v, index_t idx) {
@@ -266,10 +297,16 @@ struct reducer {
   /// of a longer row, or a copy at the end of a padded batch (reduce.cpp, slab_call).
   /// Each: whether `each` is heeded (red_slab_fn: rows reduced one by one, axis reductions'
   /// outputs); full reductions' slabs leave that branch out.
-  template <bool Each>
+  /// Long: rows of 3 groups or more of a tree that realigns (an instance of its own: the
+  /// realigned branch cost each row of the other one a few instructions, 10-18% of `sum(A, 1)`
+  /// with rows of 40-64 doubles).
+  template <bool Each, bool Long = false>
   static void slab(const void* ctx, char* const* p, const index_t* s, const index_t* so,
                    index_t rows, index_t n, index_t first, index_t row_step, void* st,
                    [[maybe_unused]] bool each) {
+    if constexpr (realigns && Each && !Long) // (rows of an axis reduction only)
+      if (n >= 3 * U * W)
+        return slab<Each, true>(ctx, p, s, so, rows, n, first, row_step, st, each);
     constexpr mode M = mode::unit;
     const K e = *static_cast<const K*>(ctx); // (a local: its scalars stay in registers)
     state& sum = *static_cast<state*>(st);
@@ -291,11 +328,26 @@ struct reducer {
       if constexpr (S) {
         using B = xsimd::batch<V>;
         index_t i = 0;
-        for (; i + U * W <= n; i += U * W) {
-          a0 = Op::combine(a0, e.template vec<M, B>(q, s, i));
-          a1 = Op::combine(a1, e.template vec<M, B>(q, s, i + W));
-          a2 = Op::combine(a2, e.template vec<M, B>(q, s, i + 2 * W));
-          a3 = Op::combine(a3, e.template vec<M, B>(q, s, i + 3 * W));
+        // Groups of U batches; a long row of one leaf (`sum(A, 1)`) that starts inside a 64-byte
+        // line runs them in the library, realigned (realign_groups).
+        bool realigned = false;
+        if constexpr (realigns && Long)
+          if ((reinterpret_cast<std::uintptr_t>(q[1]) & 63) != 0) {
+            alignas(64) V lanes[U * W];
+            a0.store_aligned(lanes), a1.store_aligned(lanes + W);
+            a2.store_aligned(lanes + 2 * W), a3.store_aligned(lanes + 3 * W);
+            i = realign_groups<Op, V>(reinterpret_cast<const V*>(q[1]), n, lanes);
+            a0 = B::load_aligned(lanes), a1 = B::load_aligned(lanes + W);
+            a2 = B::load_aligned(lanes + 2 * W), a3 = B::load_aligned(lanes + 3 * W);
+            realigned = true;
+          }
+        if (!realigned) { // (a loop from 0: GCC counts its trips once)
+          for (; i + U * W <= n; i += U * W) {
+            a0 = Op::combine(a0, e.template vec<M, B>(q, s, i));
+            a1 = Op::combine(a1, e.template vec<M, B>(q, s, i + W));
+            a2 = Op::combine(a2, e.template vec<M, B>(q, s, i + 2 * W));
+            a3 = Op::combine(a3, e.template vec<M, B>(q, s, i + 3 * W));
+          }
         }
         // The rest in one loop, one copy of the tree: whole batches, then the row's last W
         // elements with the lanes before position i (counted already) set to the identity.
