@@ -1,11 +1,12 @@
 // Axis sums of a row-major matrix and short full sums, lazuli next to Eigen, timed in turns
 // inside one process (each round: lazuli's calls, then Eigen's), one thread, thread CPU time;
 // the medians over rounds are the figures (docs/decisions/reduction-tail-in-lanes.md,
-// axis-rows-one-slab-call.md, vertical-reduction-four-chains.md).
+// axis-rows-one-slab-call.md, vertical-reduction-four-chains.md,
+// narrow-outputs-folded-from-wide-rows.md).
 //   sum(x), sum(square(x - y))   n = 3, 7, 13, 100, 1001
-//   sum(A, 0), sum(A, 1)         A row-major 100000 x 3, 20000 x 7, 10000 x 16, 1000 x 37,
-//                                1000 x 40, 4000 x 64, 2000 x 100, 300 x 300, 1000 x 200,
-//                                200 x 1000
+//   sum(A, 0), sum(A, 1)         A row-major 1000 x 3, 100000 x 3, 1000000 x 7, 20000 x 7,
+//                                10000 x 16, 1000 x 37, 1000 x 40, 4000 x 64, 2000 x 100,
+//                                300 x 300, 1000 x 200, 200 x 1000
 //
 //   build/perf/reduce_paired        # 15 rounds
 //   build/perf/reduce_paired 31     # 31 rounds
@@ -74,9 +75,9 @@ int main(int argc, char** argv) {
         what, rounds, calls, [&] { sink = lz::sum(lz::square(x - y)).value(); },
         [&] { sink = (ex - ey).squaredNorm(); });
   }
-  const std::pair<long, long> shapes[] = {{100000, 3}, {20000, 7}, {10000, 16}, {1000, 37},
-                                          {1000, 40},  {4000, 64}, {2000, 100}, {300, 300},
-                                          {1000, 200}, {200, 1000}};
+  const std::pair<long, long> shapes[] = {{1000, 3},   {100000, 3}, {1000000, 7}, {20000, 7},
+                                          {10000, 16}, {1000, 37},  {1000, 40},   {4000, 64},
+                                          {2000, 100}, {300, 300},  {1000, 200},  {200, 1000}};
   for (auto [m, k] : shapes) {
     lz::matrix<double> A = lz::random<double>({m, k}, 3);
     const Eigen::Map<const row_major> E(A.data(), m, k);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -574,6 +575,174 @@ template void run_reduce_vector<16>(index_t, detail::operand*, const reduce_kern
                                     const reduce_options&, void*);
 static_assert(vector_operands == 16, "lz: one run_reduce_vector<N> above for each N up to it");
 
+namespace {
+
+// How a leaf covers a row of narrow outputs' (axis, outputs) block (run_reduce_axis).
+enum class narrow_leaf : unsigned char {
+  block,   // contiguous: the axis `inner` elements apart, the outputs 1 apart
+  scalar,  // one value for the whole block
+  per_out, // one value per output, the same down the axis (a row vector broadcast)
+};
+
+// A narrow row's accumulators: at most this many bytes (P of them: doubles on AVX-512 up to 15
+// outputs, then 18, 20, 22, 24, ..., 120; wider rows keep the other modes).
+constexpr index_t narrow_bytes = 2048;
+
+// The P = lcm(inner, 2W) outputs' row length of a narrow block read as rows (0: not narrow).
+// 2W is a power of two: gcd(inner, 2W) is inner's lowest set bit or 2W, and shifts, not
+// divisions, find it (std::lcm's cost 10 ns of an 8 x 8 sum's 75).
+index_t narrow_row(index_t inner, const reduce_kernels& k) {
+  const auto w2 = std::uint64_t(2 * k.simd_width), low = std::uint64_t(inner & -inner);
+  const index_t p = inner << (std::countr_zero(w2) - std::countr_zero(std::min(low, w2)));
+  return p * k.acc_size <= narrow_bytes ? p : 0;
+}
+
+// A narrow block's rows are read in chunks of at most this many bytes: a chunk's later passes
+// over its rows (one per two batches of outputs) hit L2, not memory (1e6 x 7 doubles: 1.36x
+// the time of a full reduction of the same elements in one chunk, 1.04x in chunks of 128 KiB;
+// 32 KiB to 256 KiB within 5% of each other).
+constexpr index_t narrow_chunk_bytes = 131072;
+
+// The leaf operands and strides of a narrow block read as rows of P elements.
+struct narrow_block {
+  const reduce_kernels& k;
+  const void* ctx;
+  int count;
+  const detail::operand* ops;
+  char* const* q;
+  const index_t* s_in;
+  const index_t* s_ax;
+  index_t P, chunk;
+
+  // Rows [k0, k1) into P accumulators at acc: one raw vertical call for at most `chunk` rows,
+  // more halved and combined pairwise.
+  void rows(index_t k0, index_t k1, unsigned char* acc) const {
+    if (k1 - k0 <= chunk) {
+      char* at[max_operands];
+      at[0] = q[0];
+      for (int j = 1; j < count; ++j) at[j] = q[j] + k0 * s_ax[j] * ops[j].esize;
+      k.vertical(ctx, at, s_in, s_ax, k1 - k0, P, reinterpret_cast<char*>(acc), true);
+      return;
+    }
+    const index_t mid = k0 + (k1 - k0) / 2;
+    alignas(64) unsigned char right[narrow_bytes];
+    rows(k0, mid, acc);
+    rows(mid, k1, right);
+    combine(acc, right);
+  }
+  void combine(unsigned char* a, const unsigned char* b) const { k.combine_n(a, b, P); }
+
+  // rows(0, n, acc) with the subtrees `depth` levels down computed in parallel (the same tree).
+  void rows_parallel(index_t n, int depth, unsigned char* acc) const {
+    struct range {
+      index_t lo, hi;
+    };
+    std::vector<range> ranges;
+    auto collect = [&](auto self, index_t lo, index_t hi, int d) -> void {
+      if (d == 0 || hi - lo <= chunk) return ranges.push_back({lo, hi});
+      const index_t mid = lo + (hi - lo) / 2;
+      self(self, lo, mid, d - 1);
+      self(self, mid, hi, d - 1);
+    };
+    collect(collect, 0, n, depth);
+    const index_t bytes = P * k.acc_size;
+    std::vector<unsigned char> parts(std::size_t(index_t(ranges.size()) * bytes));
+    parallel_for(index_t(ranges.size()), 1, [&](index_t b, index_t e) {
+      for (index_t i = b; i < e; ++i) {
+        alignas(64) unsigned char part[narrow_bytes];
+        rows(ranges[std::size_t(i)].lo, ranges[std::size_t(i)].hi, part);
+        std::memcpy(parts.data() + i * bytes, part, std::size_t(bytes));
+      }
+    });
+    index_t next = 0;
+    auto fold = [&](auto self, index_t lo, index_t hi, int d, unsigned char* dst) -> void {
+      if (d == 0 || hi - lo <= chunk) {
+        std::memcpy(dst, parts.data() + next++ * bytes, std::size_t(bytes));
+        return;
+      }
+      const index_t mid = lo + (hi - lo) / 2;
+      alignas(64) unsigned char right[narrow_bytes];
+      self(self, lo, mid, d - 1, dst);
+      self(self, mid, hi, d - 1, right);
+      combine(dst, right);
+    };
+    fold(fold, 0, n, depth, acc);
+  }
+};
+
+// One row of `inner` narrow outputs (not a whole number of batch pairs; dst at `dst`,
+// `dst_step` bytes apart) of an axis of `len`, leaf j at base[j]: the (axis, outputs) block,
+// L = len * inner elements in a row, read as `len / r` rows of P = r * inner elements (P a
+// multiple of two batches) by the vertical kernel, its raw accumulators kept (narrow_block: in
+// chunks, on `threads`); the rows left over (fewer than r) as one row of a last raw call over
+// the block's last max(their elements, W); then each output folds, in order, its r
+// accumulators and its elements of that last row, and is stored. Per-output leaves are tiled to
+// P elements first. The bits depend on the shape alone.
+// @pre 2 <= inner, inner % 2W != 0, W <= L, narrow_row(inner, k) > 0.
+LZ_NOINLINE void reduce_narrow(const reduce_kernels& k, const void* ctx, int count,
+                               const detail::operand* ops, const narrow_leaf* kind,
+                               char* const* base, index_t len, index_t inner, char* dst,
+                               index_t dst_step, int threads) {
+  const index_t W = k.simd_width, P = narrow_row(inner, k), r = P / inner, as = k.acc_size;
+  const index_t rows = len / r, L = len * inner, Lt = L - rows * P;
+  const index_t nt = std::max(Lt, W), start = L - nt; // the last row's call: [start, L)
+  alignas(64) unsigned char acc[narrow_bytes], last[narrow_bytes];
+  std::vector<char> tiles; // per-output leaves, P elements each
+  index_t tiles_at[max_operands];
+  index_t tile_bytes = 0;
+  for (int j = 1; j < count; ++j)
+    if (kind[j] == narrow_leaf::per_out) tiles_at[j] = tile_bytes, tile_bytes += P * ops[j].esize;
+  if (tile_bytes > 0) tiles.resize(std::size_t(tile_bytes));
+  char* q[max_operands];
+  char* qt[max_operands];
+  index_t s_in[max_operands], s_ax[max_operands];
+  q[0] = qt[0] = dst, s_in[0] = s_ax[0] = 0;
+  for (int j = 1; j < count; ++j) {
+    const index_t es = ops[j].esize;
+    s_in[j] = kind[j] == narrow_leaf::scalar ? 0 : 1;
+    s_ax[j] = kind[j] == narrow_leaf::block ? P : 0;
+    q[j] = qt[j] = base[j];
+    if (kind[j] == narrow_leaf::block) {
+      qt[j] = base[j] + start * es;
+    } else if (kind[j] == narrow_leaf::per_out) {
+      char* t = tiles.data() + tiles_at[j];
+      for (index_t i = 0; i < P; ++i) std::memcpy(t + i * es, base[j] + (i % inner) * es, es);
+      q[j] = t, qt[j] = t + (start % inner) * es; // (start % inner + nt <= P)
+    }
+  }
+  index_t row_bytes = 0; // of the block leaves
+  for (int j = 1; j < count; ++j)
+    if (kind[j] == narrow_leaf::block) row_bytes += P * ops[j].esize;
+  const index_t chunk = row_bytes ? std::max<index_t>(256, narrow_chunk_bytes / row_bytes)
+                                  : std::max<index_t>(rows, 1);
+  const narrow_block block{k, ctx, count, ops, q, s_in, s_ax, P, chunk};
+  if (rows > chunk && threads > 1) {
+    int depth = 0; // ~4 subtrees per thread
+    while ((index_t(1) << depth) < 4 * threads && (chunk << depth) < rows && depth < 6) ++depth;
+    block.rows_parallel(rows, depth, acc);
+  } else if (rows > 0) {
+    block.rows(0, rows, acc);
+  }
+  if (Lt > 0) k.vertical(ctx, qt, s_in, s_ax, 1, nt, reinterpret_cast<char*>(last), true);
+  // Output o: its accumulators (columns o, o + inner, ... of acc), then its elements of the
+  // last row (the same columns of that call's last Lt values, a whole number of groups).
+  const unsigned char* groups[2] = {acc, last + (nt - Lt) * as};
+  const index_t ngroups[2] = {rows > 0 ? r : 0, Lt / inner};
+  alignas(64) unsigned char out[narrow_bytes];
+  bool first = true;
+  for (int s = 0; s < 2; ++s)
+    for (index_t g = 0; g < ngroups[s]; ++g, first = false) {
+      const unsigned char* at = groups[s] + g * inner * as;
+      if (first)
+        std::memcpy(out, at, std::size_t(inner * as));
+      else
+        k.combine_n(out, at, inner);
+    }
+  for (index_t o = 0; o < inner; ++o) k.store(out + o * as, len, dst + o * dst_step);
+}
+
+} // namespace
+
 void run_reduce_axis(int out_rank, const index_t* out_ext, index_t axis_len, int count,
                      detail::operand* ops, const reduce_kernels& k, const void* ctx,
                      const reduce_options& opt) {
@@ -599,16 +768,52 @@ void run_reduce_axis(int out_rank, const index_t* out_ext, index_t axis_len, int
   // The vertical kernel takes a batch of outputs at least (reduce.hpp): fewer go by segments.
   const index_t inner = out_rank >= 1 ? out_ext[last] : 1;
   if (inner < k.simd_width) vertical = false;
+  // Narrow outputs: fewer than a batch along the last dim (`sum(P, 0)` of an n x 3 point set),
+  // or any count that is not a whole number of batch pairs (the vertical kernel would run a
+  // partial or single last batch, and its rows' loads would straddle lines), every leaf
+  // contiguous over a row of outputs' (axis, outputs) block, or one value for it, or one per
+  // output: the block runs as rows of P outputs by the vertical kernel (reduce_narrow). Where
+  // the vertical kernel could run itself, only from 64 wide rows up: its passes and the fold
+  // cost more than a partial batch below (AVX2, doubles: 100 x 100, 50 rows of 200, 0.88-1.01 us
+  // vertically, 1.08-1.10 us narrow; 256 x 20, 128 rows of 40, 372 vs 353 ns).
+  narrow_leaf kind[max_operands]; // (set for every leaf when narrow)
+  bool narrow = false;
+  const bool under = inner < k.simd_width; // (batches: a power of two lanes)
+  if (k.vertical && out_rank >= 1 && inner >= 2 && (inner & (2 * k.simd_width - 1)) != 0 &&
+      axis_len * inner >= k.simd_width && (under || axis_len >= 128)) { // (r >= 2 there)
+    const index_t P = narrow_row(inner, k);
+    narrow = P > 0 && (under || axis_len >= 64 * (P / inner));
+    for (int j = 1; j < count && narrow; ++j) {
+      const index_t si = ops[j].strides[last], sa = ops[j].strides[ax];
+      if (si == 1 && sa == inner)
+        kind[j] = narrow_leaf::block;
+      else if (si == 0 && sa == 0)
+        kind[j] = narrow_leaf::scalar;
+      else if (si == 1 && sa == 0)
+        kind[j] = narrow_leaf::per_out;
+      else
+        narrow = false;
+    }
+  }
+  if (narrow && nout == inner) { // one row of outputs (a matrix's columns): no item loop
+    char* base[max_operands];
+    for (int j = 0; j < count; ++j) base[j] = ops[j].ptr;
+    reduce_narrow(k, ctx, count, ops, kind, base, axis_len, inner, ops[0].ptr,
+                  ops[0].strides[last] * ops[0].esize, threads);
+    return;
+  }
+  if (narrow) vertical = false;
   // Segments along an axis of one block at most, every leaf contiguous along it (`sum(A, 1)` of
   // a row-major A): a row of outputs per slab call, each output one row of the slab (which
   // reduces and stores it on its own), when the axis holds a batch at least.
   bool axis_unit = true;
   for (int j = 1; j < count; ++j) axis_unit = axis_unit && ops[j].strides[ax] == 1;
-  const bool by_rows = !vertical && axis_unit && axis_len >= k.simd_width && axis_len <= B;
+  const bool by_rows =
+      !vertical && !narrow && axis_unit && axis_len >= k.simd_width && axis_len <= B;
   // Other short axes whose leaves are strided across the outputs would cost a call per output
   // by segments: each group of outputs is transposed into buffers instead (the axis outer, the
   // outputs contiguous) and runs vertically.
-  const bool transposed = !vertical && !by_rows && k.vertical && out_rank >= 1 &&
+  const bool transposed = !vertical && !narrow && !by_rows && k.vertical && out_rank >= 1 &&
                           ops[0].strides[last] == 1 && axis_len > 0 && axis_len <= short_axis &&
                           inner >= k.simd_width;
   if (transposed) vertical = true;
@@ -620,14 +825,14 @@ void run_reduce_axis(int out_rank, const index_t* out_ext, index_t axis_len, int
 
   // Vertical groups of 256 outputs (transposed: as many as fill transpose_bytes), the last one
   // taking the rest (so none has fewer than a batch).
-  index_t group = vertical ? std::min<index_t>(inner, 256) : 1;
+  index_t group = vertical ? std::min<index_t>(inner, 256) : narrow ? inner : 1;
   index_t packed_bytes = 0; // bytes of one output's elements of every transposed leaf
   for (int j = 1; j < count && transposed; ++j)
     if (ops[j].strides[last] != 0 && ops[j].strides[last] != 1)
       packed_bytes += axis_len * ops[j].esize;
   if (packed_bytes > 0)
     group = std::min(group, std::max<index_t>(k.simd_width, transpose_bytes / packed_bytes));
-  const index_t groups_per_row = vertical ? inner / group : inner;
+  const index_t groups_per_row = vertical || narrow ? inner / group : inner;
   const index_t rows = nout / inner; // product of the other output dims
   const index_t items = rows * groups_per_row;
 
@@ -645,7 +850,7 @@ void run_reduce_axis(int out_rank, const index_t* out_ext, index_t axis_len, int
     // output, with the 2 KiB of zero strides the slab was given, they were most of a short
     // segment's instructions; none for vertical groups. Not a std::optional: GCC 12 zeroed its
     // 19 KiB on every call).
-    const pack_buffers pb(ops, s_ax, 1, vertical ? 1 : count);
+    const pack_buffers pb(ops, s_ax, 1, vertical || narrow ? 1 : count);
     index_t s_out[max_operands]; // by rows: bytes from one output's row to the next
     for (int j = 0; j < count && by_rows; ++j) s_out[j] = s_in[j] * ops[j].esize;
     char* base[max_operands]; // the first output of the row of outputs `r`
@@ -667,6 +872,11 @@ void run_reduce_axis(int out_rank, const index_t* out_ext, index_t axis_len, int
       }
       const index_t j0 = gi * group; // first output along the last dim
       for (int j = 0; j < count; ++j) ptr[j] = base[j] + j0 * s_in[j] * ops[j].esize;
+      if (narrow) {
+        reduce_narrow(k, ctx, count, ops, kind, ptr, axis_len, inner, ptr[0],
+                      s_in[0] * ops[0].esize, items == 1 ? threads : 1);
+        continue;
+      }
       if (by_rows) {
         // The rest of this row of outputs in one call, each output one slab row.
         const index_t m = std::min(groups_per_row - gi, e - item);
@@ -679,7 +889,7 @@ void run_reduce_axis(int out_rank, const index_t* out_ext, index_t axis_len, int
       if (vertical) {
         const index_t w = gi + 1 < groups_per_row ? group : inner - j0;
         if (packed_bytes == 0) {
-          k.vertical(ctx, ptr, s_in, s_ax, axis_len, w, ptr[0]);
+          k.vertical(ctx, ptr, s_in, s_ax, axis_len, w, ptr[0], false);
           continue;
         }
         char* q[max_operands];
@@ -697,7 +907,7 @@ void run_reduce_axis(int out_rank, const index_t* out_ext, index_t axis_len, int
           q[j] = at, q_in[j] = 1, q_ax[j] = w;
           at += axis_len * w * es;
         }
-        k.vertical(ctx, q, q_in, q_ax, axis_len, w, ptr[0]);
+        k.vertical(ctx, q, q_in, q_ax, axis_len, w, ptr[0], false);
         continue;
       }
       // One output: a 1-d reduction along the axis in blocks of B, combined pairwise.

@@ -428,6 +428,56 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(column_sums_of_every_row_count_around_a_leaf_match
     }
 }
 
+// Outputs that are not a whole number of batch pairs along the last dim (`sum(P, 0)` of an
+// n x 3 point set, 40 columns of 8 lanes): a row of outputs' block runs as rows of
+// lcm(outputs, two batches) elements through the vertical kernel, the rows left over as one row
+// more, and each output folds its accumulators (kernels/cpu/reduce.cpp, reduce_narrow): 2 to 120
+// columns (under a batch of 4, 8 or 16 lanes, and past it), row counts around the fold's 1 to
+// 32 rows and its leftovers; leaves contiguous, a row vector broadcast down the rows, one value
+// broadcast to all; mean's count, `+=` into a strided destination, a rank-3 tensor's rows of
+// outputs. Whole numbers: exact in any order.
+BOOST_AUTO_TEST_CASE_TEMPLATE(column_sums_of_narrow_matrices_match_the_reference, T, types) {
+  rng r(0x7ed2b00 + sizeof(T) * 7 + std::is_integral_v<T>);
+  for (index_t n : {2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13, 14, 15, 17, 20, 24, 30, 40, 56, 120})
+    for (index_t m : {1, 2, 3, 5, 8, 15, 16, 17, 31, 33, 47, 64, 65, 100, 257, 1000, 4099}) {
+      const auto A = random_tensor<T, 2>({m, n}, r.next(), values::whole);
+      const auto v = random_tensor<T, 1>({n}, r.next(), values::whole);
+      const auto c = random_tensor<T, 2>({1, 1}, r.next(), values::whole);
+      const auto X = random_tensor<T, 3>({2, m, n}, r.next(), values::whole);
+      const auto V = lz::broadcast_to(v, {m, n});
+      const auto C = lz::broadcast_to(c, {m, n});
+      using S = lz::value_t<decltype(lz::sum(A, 0))>;
+      using M = lz::value_t<decltype(lz::mean(A, 0))>;
+      const lz::tensor<S, 1> got = lz::sum(A, 0);
+      const lz::tensor<T, 1> got_max = lz::max(A - lz::square(A), 0);
+      const lz::tensor<S, 1> got_bcast = lz::sum(lz::hadamard(A, V) + C, 0);
+      const lz::tensor<M, 1> got_mean = lz::mean(A, 0);
+      const lz::tensor<S, 2> got_3d = lz::sum(X, 1);
+      lz::tensor<S, 1> into = random_tensor<S, 1>({2 * n}, r.next(), values::whole);
+      const lz::tensor<S, 1> before = into;
+      lz::slice(into, lz::range(0, 2 * n, 2)) += lz::sum(A, 0);
+      const auto want = reference(lz::sum(A, 0));
+      const auto want_max = reference(lz::max(A - lz::square(A), 0));
+      const auto want_bcast = reference(lz::sum(lz::hadamard(A, V) + C, 0));
+      const auto want_mean = reference(lz::mean(A, 0));
+      const auto want_3d = reference(lz::sum(X, 1));
+      BOOST_TEST_CONTEXT(m << " x " << n << ", " << type_name<T>()) {
+        BOOST_TEST_REQUIRE(got.size() == n);
+        for (index_t j = 0; j < n; ++j) {
+          BOOST_TEST(got(j) == want(j));
+          BOOST_TEST(got_max(j) == want_max(j));
+          BOOST_TEST(got_bcast(j) == want_bcast(j));
+          BOOST_TEST(close<M>(got_mean(j), want_mean(j),
+                              2 * eps_of<M>() * std::fabs(double(want_mean(j)))));
+          BOOST_TEST(got_3d(0, j) == want_3d(0, j));
+          BOOST_TEST(got_3d(1, j) == want_3d(1, j));
+          BOOST_TEST(into(2 * j) == S(before(2 * j) + want(j)));
+          BOOST_TEST(into(2 * j + 1) == before(2 * j + 1));
+        }
+      }
+    }
+}
+
 // Reductions into an existing destination with += and friends write straight into it.
 BOOST_AUTO_TEST_CASE(compound_assignment_of_axis_reductions_matches_the_reference) {
   rng r(0x7ed3000);
@@ -530,15 +580,17 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(reductions_are_bit_identical_for_any_thread_count,
   const index_t n = (index_t(1) << 21) + 12345;
   auto x = random_tensor<T, 1>({n}, 0xb17 + sizeof(T), values::plain);
   auto m = random_tensor<T, 2>({1500, 1333}, 0xb18 + sizeof(T), values::plain);
+  auto narrow = random_tensor<T, 2>({300001, 3}, 0xb19 + sizeof(T), values::plain); // (chunks)
   using S = lz::value_t<decltype(lz::sum(x))>;
   std::vector<S> sums, dots;
-  std::vector<lz::vector<S>> cols, rows;
+  std::vector<lz::vector<S>> cols, rows, narrow_cols;
   for (int threads : {1, 2, 3, 4}) {
     lz::set_num_threads(threads);
     sums.push_back(lz::eval(lz::par, lz::sum(x)));
     dots.push_back(lz::eval(lz::par, lz::dot(x, x)));
     cols.push_back(lz::eval(lz::par, lz::sum(m, 0)));
     rows.push_back(lz::eval(lz::par, lz::sum(m, 1)));
+    narrow_cols.push_back(lz::eval(lz::par, lz::sum(narrow, 0)));
   }
   lz::set_num_threads(0);
   for (std::size_t k = 1; k < sums.size(); ++k) {
@@ -546,6 +598,7 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(reductions_are_bit_identical_for_any_thread_count,
     BOOST_TEST(same_bits(dots[k], dots[0]), "dot with " << k + 1 << " threads");
     BOOST_TEST(std::memcmp(cols[k].data(), cols[0].data(), sizeof(S) * 1333) == 0);
     BOOST_TEST(std::memcmp(rows[k].data(), rows[0].data(), sizeof(S) * 1500) == 0);
+    BOOST_TEST(std::memcmp(narrow_cols[k].data(), narrow_cols[0].data(), sizeof(S) * 3) == 0);
   }
   BOOST_TEST(same_bits(lz::eval(lz::automatic, lz::sum(x)), sums[0]));
   BOOST_TEST(same_bits(lz::eval(lz::simd, lz::sum(x)), sums[0]));

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <numeric>
 #include <tuple>
 #include <vector>
 
@@ -33,6 +34,7 @@ struct slab_log {
   int each_calls = 0;       // calls storing each row as an output
   int empty_calls = 0;      // calls of no row or no element
   int in_place_partial = 0; // calls with n % W != 0 reading the row where it lies
+  int vertical_calls = 0;   // calls of the vertical kernel
   const double* lo = nullptr;
   const double* hi = nullptr; // the operand's storage [lo, hi)
   std::vector<double> trace;  // per call: rows, n, and what each row added
@@ -76,12 +78,46 @@ void finish_sum(const void* st, void* part) {
 void combine_sum(void* a, const void* b) {
   *static_cast<double*>(a) += *static_cast<const double*>(b);
 }
+void combine_n_sum(void* a, const void* b, index_t n) {
+  for (index_t i = 0; i < n; ++i)
+    combine_sum(static_cast<double*>(a) + i, static_cast<const double*>(b) + i);
+}
 void store_sum(const void* part, index_t, char* dst) {
   *reinterpret_cast<double*>(dst) = *static_cast<const double*>(part);
 }
 
-constexpr cpu::reduce_kernels recording{&recording_slab, &init_sum, &finish_sum, &combine_sum,
-                                        &store_sum,      nullptr,   int(W)};
+constexpr cpu::reduce_kernels recording{&recording_slab, &init_sum,      &finish_sum,
+                                        &combine_sum,    &combine_n_sum, &store_sum,
+                                        nullptr,         int(W),         8};
+
+// What the real vertical kernel reads (kernels/cpu/reduce.hpp): outputs in batches of W, a last
+// partial batch as the last W outputs, each of the len rows of every leaf at p[l] + i * s_axis
+// elements, its outputs s_inner apart (1 or 0); it sums output j of leaf 1 over the rows and
+// stores it (raw: into dst[j] as a double, the only mode the drivers' narrow outputs use); a
+// read outside [lo, hi) counts as a sentinel (with lo null, as for a driver's tiled copy, none).
+// The trace: per call len, nout, leaf 1's s_axis and s_inner, and raw.
+void recording_vertical(const void* ctx, char* const* p, const index_t* s_inner,
+                        const index_t* s_axis, index_t len, index_t nout, char* dst, bool raw) {
+  slab_log& log = *static_cast<slab_log*>(const_cast<void*>(ctx));
+  ++log.vertical_calls;
+  if (len <= 0 || nout < W) ++log.empty_calls; // (nout >= W: the kernel's precondition)
+  for (double t : {double(len), double(nout), double(s_axis[1]), double(s_inner[1]), double(raw)})
+    log.trace.push_back(t);
+  for (index_t j = 0; j < nout; ++j) {
+    double sum = 0;
+    for (index_t i = 0; i < len; ++i) {
+      const double* x = reinterpret_cast<const double*>(p[1]) + i * s_axis[1] + j * s_inner[1];
+      const bool inside = !log.lo || (x >= log.lo && x < log.hi); // (no lo: a driver's copy)
+      log.smallest_seen = std::min(log.smallest_seen, inside ? *x : -1.0);
+      sum += inside ? *x : 0.0;
+    }
+    reinterpret_cast<double*>(dst)[j] = sum;
+  }
+}
+
+constexpr cpu::reduce_kernels recording_axis{&recording_slab,     &init_sum,      &finish_sum,
+                                             &combine_sum,        &combine_n_sum, &store_sum,
+                                             &recording_vertical, int(W),         8};
 
 // An operand of `count` elements laid out `stride` apart (0: one element broadcast), between
 // sentinels, gaps holding sentinels too; values 100 + k.
@@ -320,6 +356,74 @@ BOOST_AUTO_TEST_CASE(contiguous_axis_segments_run_a_row_of_outputs_per_slab_call
             BOOST_TEST(log.each_calls == 0);
             BOOST_TEST(log.calls >= planes * nout);
           }
+        }
+      }
+}
+
+// Outputs that are not a whole number of batch pairs (k % 2W != 0), the leaf contiguous over
+// the (axis, outputs) block (`sum(P, 0)` of an m x k point set), a row vector broadcast down
+// the axis, or one value broadcast to all: the block runs as len / r rows of P = lcm(k, 2W)
+// elements (r = P / k) in raw vertical calls (one per chunk of at most 128 KiB, halved), the
+// rows left over (fewer than r) as one row of a last call over the block's last max(their
+// elements, W) elements, and nothing is read outside the operand; each output is the sum of its
+// elements. Blocks of fewer than W elements, k = 1, whole batch pairs, P of more than 256
+// doubles (2 KiB) and, from a batch of outputs up, blocks of fewer than 64 wide rows go by
+// segments (the destination is strided: the vertical kernel's other mode is not taken).
+BOOST_AUTO_TEST_CASE(narrow_outputs_run_as_wide_rows_in_raw_vertical_calls) {
+  for (index_t k = 1; k <= 5 * W; ++k)
+    for (index_t len : {1, 2, 3, 7, 8, 15, 16, 17, 33, 100, 127, 128, 257, 1001, 5000})
+      for (int leaf = 0; leaf < 3; ++leaf) { // contiguous block, row vector, one value
+        const index_t count = leaf == 0 ? len * k : leaf == 1 ? k : 1;
+        guarded x(count, 1);
+        slab_log log;
+        log.lo = x.data, log.hi = x.data + count;
+        const index_t L = len * k, P = std::lcm(k, 2 * W);
+        const bool narrow =
+            k > 1 && k % (2 * W) != 0 && P <= 256 && L >= W && (k < W || len >= 64 * (P / k));
+        if (leaf == 1 && narrow) log.lo = nullptr; // (read from the driver's tiles)
+        std::vector<double> out(std::size_t(2 * k), -1.0);
+        lz::detail::operand ops[2] = {};
+        ops[0].ptr = reinterpret_cast<char*>(out.data()), ops[0].esize = 8;
+        ops[0].strides[0] = 2; // (a strided destination)
+        ops[1].ptr = reinterpret_cast<char*>(x.data), ops[1].esize = 8;
+        ops[1].strides[0] = leaf == 2 ? 0 : 1, ops[1].strides[1] = leaf == 0 ? k : 0;
+        const index_t out_ext[1] = {k};
+        cpu::run_reduce_axis(1, out_ext, len, 2, ops, recording_axis, &log, one_thread(4096));
+        BOOST_TEST_CONTEXT(len << " x " << k << ", leaf kind " << leaf) {
+          for (index_t o = 0; o < k; ++o) {
+            double want = 0;
+            for (index_t i = 0; i < len; ++i)
+              want += x.data[leaf == 0 ? i * k + o : leaf == 1 ? o : 0];
+            BOOST_TEST(out[std::size_t(2 * o)] == want);
+            BOOST_TEST(out[std::size_t(2 * o + 1)] == -1.0); // (between outputs: untouched)
+          }
+          BOOST_TEST(log.smallest_seen >= 100.0);
+          BOOST_TEST(log.empty_calls == 0);
+          if (!narrow) { // by segments: slab calls only
+            BOOST_TEST(log.calls >= 1);
+            BOOST_TEST(log.vertical_calls == 0);
+            continue;
+          }
+          BOOST_TEST(log.calls == 0);
+          const index_t r = P / k, rows = len / r, Lt = L - rows * P;
+          std::vector<double> want_trace;
+          const double s_in = leaf == 2 ? 0 : 1;
+          const double s_ax = leaf == 0 ? double(P) : 0.0;
+          // Rows of a contiguous block in chunks of at most 128 KiB (and 256 rows at least),
+          // halved in order.
+          const index_t chunk = leaf == 0 ? std::max<index_t>(256, 131072 / (P * 8)) : rows;
+          auto chunks = [&](auto self, index_t n) -> void {
+            if (n <= chunk) {
+              want_trace.insert(want_trace.end(), {double(n), double(P), s_ax, s_in, 1.0});
+              return;
+            }
+            self(self, n / 2);
+            self(self, n - n / 2);
+          };
+          if (rows > 0) chunks(chunks, rows);
+          if (Lt > 0)
+            want_trace.insert(want_trace.end(), {1.0, double(std::max(Lt, W)), s_ax, s_in, 1.0});
+          BOOST_TEST(log.trace == want_trace, boost::test_tools::per_element());
         }
       }
 }

@@ -57,9 +57,13 @@ using red_slab_fn = void (*)(const void* ctx, char* const* p, const index_t* s, 
 using red_init_fn = void (*)(void* state);
 using red_finish_fn = void (*)(const void* state, void* partial);
 using red_combine_fn = void (*)(void* a, const void* b); // a = a ⊕ b, b after a in index order
+using red_combine_n_fn = void (*)(void* a, const void* b, index_t n); // a[i] ⊕= b[i], i < n
 using red_store_fn = void (*)(const void* partial, index_t count, char* dst);
+/// raw: the nout accumulators go to dst as consecutive A values, not finished nor stored
+/// (run_reduce_axis folds them: outputs narrower than a batch).
 using red_vertical_fn = void (*)(const void* ctx, char* const* p, const index_t* s_inner,
-                                 const index_t* s_axis, index_t axis_len, index_t nout, char* dst);
+                                 const index_t* s_axis, index_t axis_len, index_t nout, char* dst,
+                                 bool raw);
 
 /// The kernels of one (reduction, tree, destination) triple. One slab, for contiguous rows:
 /// the drivers (reduce.cpp) pack strided and broadcast leaves into L1 buffers first, as the
@@ -69,9 +73,11 @@ struct reduce_kernels {
   red_init_fn init;
   red_finish_fn finish;
   red_combine_fn combine;
-  red_store_fn store;       ///< finalize a partial and combine it into a destination element
-  red_vertical_fn vertical; ///< SIMD across outputs (axis reductions); null if unsupported
+  red_combine_n_fn combine_n; ///< combine over arrays (narrow outputs' folds); null w/o vertical
+  red_store_fn store;         ///< finalize a partial and combine it into a destination element
+  red_vertical_fn vertical;   ///< SIMD across outputs (axis reductions); null if unsupported
   int simd_width;
+  int acc_size; ///< bytes of an accumulator (a raw vertical call's values)
 };
 
 struct reduce_options {
@@ -249,6 +255,11 @@ struct red_acc {
     A& x = *static_cast<A*>(a);
     x = Op::combine(x, *static_cast<const A*>(b));
   }
+  static void combine_n(void* a, const void* b, index_t n) {
+    A* x = static_cast<A*>(a);
+    const A* y = static_cast<const A*>(b);
+    for (index_t i = 0; i < n; ++i) x[i] = Op::combine(x[i], y[i]);
+  }
 };
 
 /// Finalizes a partial accumulator A with Fin and combines it into a D with ⊕ = AOp.
@@ -394,7 +405,7 @@ struct reducer {
   // are stored (no scalar path).
   // @pre nout >= W (reduce.cpp takes the segment path for fewer outputs).
   static void vertical(const void* ctx, char* const* p, const index_t* s_inner,
-                       const index_t* s_axis, index_t len, index_t nout, char* dst) {
+                       const index_t* s_axis, index_t len, index_t nout, char* dst, bool raw) {
     if constexpr (S) {
       using B = xsimd::batch<V>;
       struct two {
@@ -435,6 +446,11 @@ struct reducer {
           return {Op::combine(a0, b0), Op::combine(a1, b1)};
         };
         const two r = rec(rec, 0, len);
+        if (raw) { // (a last single batch's two stores write the same values)
+          r.b0.store_unaligned(reinterpret_cast<V*>(dst) + jb[0]);
+          r.b1.store_unaligned(reinterpret_cast<V*>(dst) + jb[1]);
+          continue;
+        }
         alignas(64) V res[2][W];
         r.b0.store_aligned(res[0]);
         r.b1.store_aligned(res[1]);
@@ -444,22 +460,25 @@ struct reducer {
             store(&res[u][j], len, dst + (jb[u] + j) * index_t(sizeof(D)));
       }
     } else {
-      (void)ctx, (void)p, (void)s_inner, (void)s_axis, (void)len, (void)nout, (void)dst;
+      (void)ctx, (void)p, (void)s_inner, (void)s_axis, (void)len, (void)nout, (void)dst, (void)raw;
     }
   }
 
-  /// The kernel table. Full reductions (Axis = false) leave out `vertical`, which only axis
-  /// reductions call: one large instantiation fewer per full reduction (compile time), and
-  /// their slab never reduces rows one by one.
+  /// The kernel table. Full reductions (Axis = false) leave out `vertical` and `combine_n`,
+  /// which only axis reductions call: instantiations fewer per full reduction (compile time:
+  /// `combine_n` in every table cost +47 M compiler instructions in perf/compile's 25, +16 M in
+  /// axis tables on batches only), and their slab never reduces rows one by one.
   template <bool Axis = true>
   static constexpr reduce_kernels kernels() {
     return {&slab<Axis>,
             &accum::init,
             &accum::finish,
             &accum::combine,
+            S && Axis ? &accum::combine_n : nullptr,
             store,
             S && Axis ? &vertical : nullptr,
-            W};
+            W,
+            int(sizeof(A))};
   }
 };
 
