@@ -402,8 +402,9 @@ struct reducer {
   // a call per leaf (one batch a pass, one chain and a call per 32 rows: 1.33-1.44x Eigen at
   // 1000 x 200 and 300 x 300; docs/decisions/vertical-reduction-four-chains.md). A last single
   // batch runs twice, a last partial one as the last W outputs; only outputs not stored yet
-  // are stored (no scalar path).
-  // @pre nout >= W (reduce.cpp takes the segment path for fewer outputs).
+  // are stored (no scalar path). With `raw`, every batch's accumulators go to dst unfinished, as
+  // nout consecutive V (reduce.cpp folds them: reduce_narrow).
+  // @pre nout >= W (reduce.cpp runs fewer outputs by segments or as wide rows: reduce_narrow).
   static void vertical(const void* ctx, char* const* p, const index_t* s_inner,
                        const index_t* s_axis, index_t len, index_t nout, char* dst, bool raw) {
     if constexpr (S) {
