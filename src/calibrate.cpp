@@ -90,6 +90,44 @@ double measure_reduce_prefetch_ratio(double budget, int& pairs) {
   std::sort(ratio.begin(), ratio.end());
   return ratio[ratio.size() / 2];
 }
+std::vector<wide_batch_point> measure_wide_batches(double budget) {
+  std::vector<wide_batch_point> points;
+  if constexpr (!std::is_same_v<kernels::cpu::narrow_arch, xsimd::default_arch>) {
+    const index_t nmax = 8192;
+    const vector<double> x = random<double>({nmax}, 7), y = random<double>({nmax}, 8);
+    vector<double> z = full<double>({nmax}, 0.0);
+    const auto e = 2.5 * x + 1.5 * y;
+    using E = std::remove_cvref_t<decltype(e)>;
+    constexpr auto set = assign_op::set;
+    constexpr kernels::cpu::map_kernel narrow =
+        kernels::cpu::map_kernel_for<double, E, true, set>();
+    constexpr kernels::cpu::map_kernel wide = kernels::cpu::wide_kernel_for<double, E, true, set>();
+    static_assert(narrow.simd_width < wide.simd_width);
+    const auto tree = kernels::cpu::bind<1>(e);
+    char* const p[3] = {reinterpret_cast<char*>(z.data()),
+                        reinterpret_cast<char*>(const_cast<double*>(x.data())),
+                        reinterpret_cast<char*>(const_cast<double*>(y.data()))};
+    const index_t so[3] = {};
+    for (index_t n = 512; n <= nmax; n *= 2) {
+      wide_batch_point pt;
+      pt.n = n;
+      pt.wide_s = pt.narrow_s = 1e30;
+      std::vector<double> ratio;
+      for (int rep = 0; rep < 3; ++rep) {
+        const double w = time_per_call([&] { wide.fn(&tree, p, so, 1, n, 0); }, budget);
+        const double t = time_per_call([&] { narrow.fn(&tree, p, so, 1, n, 0); }, budget);
+        pt.wide_s = std::min(pt.wide_s, w), pt.narrow_s = std::min(pt.narrow_s, t);
+        ratio.push_back(w / t);
+        if (std::min(w, t) > 10 * budget) break; // one pair decides (debug, sanitizers)
+      }
+      std::sort(ratio.begin(), ratio.end());
+      pt.ratio = ratio[ratio.size() / 2];
+      points.push_back(pt);
+      if (!(pt.ratio < 0.97)) break;
+    }
+  }
+  return points;
+}
 } // namespace detail
 
 calibration calibrate(const calibrate_options& opt) {
@@ -274,6 +312,36 @@ calibration calibrate(const calibrate_options& opt) {
                static_cast<long long>(c.measured.stream_bytes >> 20), on[i] * 1e6, off[i] * 1e6);
     }
     r += stopped + "\n";
+  }
+
+  // 6. The batch width of cheap trees (AVX-512 targets only: below it there is one width):
+  //    `z = 2.5*x + 1.5*y` on one thread through its full-width and its 256-bit kernel, passes
+  //    of 12 to 192 KiB (first_use.hpp: the measurement a CPU not in lazuli's table makes on
+  //    first use). Full width wins in the L1 cache on some cores and loses on others, and loses
+  //    a few percent beyond it everywhere measured: wide_bytes = the pass up to which it won by
+  //    3% at every size; 0 if not at the first.
+  if constexpr (std::is_same_v<kernels::cpu::narrow_arch, xsimd::default_arch>) {
+    r += fmt("batch width of cheap trees: one width on this target (%s), wide_bytes unchanged\n",
+             xsimd::default_arch::name());
+  } else {
+    const std::vector<detail::wide_batch_point> pts = detail::measure_wide_batches(budget);
+    c.measured.wide_bytes = detail::wide_bytes_of(pts);
+    const index_t wb = c.measured.wide_bytes;
+    const detail::wide_batch_point& last =
+        *std::find_if(pts.begin(), pts.end(), [&](const auto& p) {
+          return wb == 0 || p.n * 24 == wb || (p.n == pts.back().n && wb > p.n * 24);
+        });
+    r += c.measured.wide_bytes == 0
+             ? fmt("batch width of cheap trees: %d-bit batches never 3%% faster (n=%lld: %.2f us "
+                   "vs %.2f us), wide_bytes 0",
+                   int(xsimd::batch<double>::size * 64), static_cast<long long>(pts[0].n),
+                   pts[0].wide_s * 1e6, pts[0].narrow_s * 1e6)
+             : fmt("batch width of cheap trees: %d-bit batches faster up to %lld-byte passes "
+                   "(n=%lld: %.3f us vs %.3f us)%s",
+                   int(xsimd::batch<double>::size * 64), static_cast<long long>(last.n * 24),
+                   static_cast<long long>(last.n), last.wide_s * 1e6, last.narrow_s * 1e6,
+                   wb > last.n * 24 ? ", every size measured: wide_bytes unlimited" : "");
+    r += "\n";
   }
 
   if (opt.apply) thresholds() = c.measured;

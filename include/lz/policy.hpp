@@ -53,10 +53,12 @@ namespace detail {
 /// (kernels/common/tuning.cpp: each entry names the benchmark and figures that set it). On a CPU
 /// not in the table they are measure_on_first_use, and lz::info() says so.
 struct cpu_defaults {
-  std::string cpu;             ///< "GenuineIntel family 6 model 106" (cpuid), or "unknown"
-  const char* kind = nullptr;  ///< the table's name for it; null when the CPU is not there
-  index_t reduce_prefetch = 0; ///< tuning::reduce_prefetch's default (or measure_on_first_use)
-  const char* evidence = "";   ///< the measurement behind the entry (or why it is a guess)
+  std::string cpu;                ///< "GenuineIntel family 6 model 106" (cpuid), or "unknown"
+  const char* kind = nullptr;     ///< the table's name for it; null when the CPU is not there
+  index_t reduce_prefetch = 0;    ///< tuning::reduce_prefetch's default (or measure_on_first_use)
+  const char* evidence = "";      ///< the measurement behind that default (or why it is a guess)
+  index_t wide_bytes = 0;         ///< tuning::wide_bytes's default
+  const char* wide_evidence = ""; ///< the measurement behind it (or why it is a guess)
 };
 /// The table's defaults for a CPU (vendor string, family and model as cpuid reports them).
 cpu_defaults cpu_defaults_for(const std::string& vendor, unsigned family, unsigned model);
@@ -64,6 +66,8 @@ cpu_defaults cpu_defaults_for(const std::string& vendor, unsigned family, unsign
 const cpu_defaults& this_cpu_defaults();
 /// The default of tuning::reduce_prefetch on this CPU (this_cpu_defaults()).
 index_t default_reduce_prefetch() noexcept;
+/// The default of tuning::wide_bytes on this CPU (this_cpu_defaults()).
+index_t default_wide_bytes() noexcept;
 } // namespace detail
 
 /// One threshold: a value that lazuli's threads may read while another thread sets it
@@ -139,6 +143,20 @@ struct tuning {
   /// else ~/.cache/lazuli; LZ_TUNING_CACHE=off keeps nothing), then sets it here; lz::info says
   /// which. Smaller reductions meanwhile run without prefetches.
   setting<index_t> reduce_prefetch = detail::default_reduce_prefetch();
+  /// Bytes (elements x operands, destination included) up to which a contiguous one-thread pass
+  /// of a cheap elementwise tree (a few adds per element: `z = 2.5*x + 1.5*y`) runs the
+  /// target's widest batches; larger passes, threads, streaming stores, and every pass when 0,
+  /// run 256-bit ones. Only AVX-512 targets have two widths. Such a pass is bound by loads and
+  /// stores, and which width moves them faster depends on the core and the cache level, so the
+  /// default comes from lazuli's table of measured CPU kinds (detail::cpu_defaults_for;
+  /// perf/w1_paired, lazuli / hand loop, thread CPU time): the 5th-generation Xeon every size
+  /// (n = 1000: 2.05 with 256 bits, 1.14 with 512; in L2 1.06-1.12 against 1.00-1.02), the Xeon
+  /// reported as model 167 48 KiB (512 bits 6-8% slower in L2), Ice Lake-SP 0. On a CPU not in
+  /// the table it is measure_on_first_use: the first cheap pass of at most 192 KiB times W1
+  /// through both kernels (5-30 ms, once per CPU kind: the first-use cache, as reduce_prefetch)
+  /// and sets it here; lz::calibrate measures it the same way
+  /// (docs/decisions/cheap-tree-width-per-cpu.md).
+  setting<index_t> wide_bytes = detail::default_wide_bytes();
   /// Products whose operands BLAS cannot take (non-unit strides both ways, negative strides):
   /// below this many multiply-adds (m·n·k) lazuli's own any-stride kernel runs them without
   /// allocating; above it the operand is copied into a BLAS layout first (perf/gemm_bench:

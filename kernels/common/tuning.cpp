@@ -45,7 +45,8 @@ constexpr field fields[] = {{"parallel_work", &tuning::parallel_work, 0, huge},
                             {"dot_blas", &tuning::dot_blas, 0, huge},
                             {"dot_blas_max", &tuning::dot_blas_max, 0, huge},
                             {"stream_bytes", &tuning::stream_bytes, 0, huge},
-                            {"reduce_prefetch", &tuning::reduce_prefetch, -1, huge}};
+                            {"reduce_prefetch", &tuning::reduce_prefetch, -1, huge},
+                            {"wide_bytes", &tuning::wide_bytes, -1, huge}};
 constexpr std::size_t nkeys = std::size(fields) + 1; // + use_syrk
 constexpr std::size_t max_file_bytes = 64 * 1024;
 
@@ -176,21 +177,36 @@ struct cpu_entry {
   const char* kind;
   index_t reduce_prefetch;
   const char* evidence;
+  index_t wide_bytes;
+  const char* wide_evidence;
 };
 constexpr index_t mib8 = index_t(8) << 20;
+constexpr index_t kib48 = index_t(48) << 10;
 constexpr cpu_entry cpu_table[] = {
     {"GenuineIntel", 6, 106, 106, "Intel Xeon Ice Lake-SP", mib8,
      "W3 (perf/w3_paired 10000000 15, 1 thread, 2026-11-28): 0.92-0.94x Eigen with prefetches, "
-     "1.00-1.01x without"},
+     "1.00-1.01x without",
+     0,
+     "W1 (z = 2.5*x + 1.5*y, n = 1000, 1 thread, 2026-11-26): 150 ns with 256-bit batches at "
+     "every alignment tried, 160-250 ns with 512-bit ones"},
     {"GenuineIntel", 6, 207, 207, "Intel Xeon 5th generation (Emerald Rapids)", 0,
-     "W3 (n = 1e7, 1 thread, thread CPU time, issue 30's measurement, 2026-11-27): 1.04-1.10x "
-     "Eigen with prefetches, 1.02x without"},
+     "W3 (perf/w3_paired 10000000 21 cpu, 1 thread, thread CPU time, 2026-12-06): 0.98x Eigen "
+     "without prefetches (1.04-1.10x with them: issue 30's measurement, 2026-11-27)",
+     huge,
+     "W1 (perf/w1_paired N 15 cpu, 1 thread, thread CPU time, 2026-12-06): lazuli / hand loop "
+     "with 256- / 512-bit batches n = 1000 2.05 / 1.14, 3000-8000 1.06-1.12 / 1.00-1.02, "
+     "2*10^4 1.06-1.11 / 0.99-1.00, 10^5-3*10^5 1.01-1.05 / 0.99-1.04: 512 bits at every size"},
     {"GenuineIntel", 6, 167, 167, "Intel Xeon with AVX-512 + AMX reported as model 167 (a VM)", 0,
      "W3 (perf/w3_paired 10000000 15 cpu, 1 thread, thread CPU time, 2026-12-01): 1.09x Eigen "
-     "with prefetches, 1.03x without"},
+     "with prefetches, 1.03x without",
+     kib48,
+     "W1 (perf/w1_paired N 41 cpu, 1 thread, thread CPU time, 2026-12-04): lazuli / hand loop "
+     "with 256- / 512-bit batches n = 1000 1.13 / 0.79, 2000 1.13 / 0.87 (3 x 48 KiB), "
+     "4000 1.01 / 1.08, 10^4 1.02 / 1.07"},
     {"AuthenticAMD", 25, 0, 255, "AMD family 25 (Zen 3; Zen 4 unmeasured)", 0,
      "W3 (perf/w3_paired, 1 thread, 2026-11-27, EPYC Zen 3): prefetches cost 8-18% at every "
-     "distance from 256 to 8192 elements"},
+     "distance from 256 to 8192 elements",
+     0, "Zen 3 has no AVX-512 (one batch width); Zen 4 unmeasured"},
 };
 
 struct cpu_signature {
@@ -229,6 +245,8 @@ cpu_defaults cpu_defaults_for(const std::string& vendor, unsigned family, unsign
       d.kind = e.kind;
       d.reduce_prefetch = e.reduce_prefetch;
       d.evidence = e.evidence;
+      d.wide_bytes = e.wide_bytes;
+      d.wide_evidence = e.wide_evidence;
       return d;
     }
   // Not measured: measured here on first use (prefetches win on some cores of every vendor and
@@ -237,6 +255,10 @@ cpu_defaults cpu_defaults_for(const std::string& vendor, unsigned family, unsign
   d.evidence = "not in lazuli's table of measured CPUs: measured on this machine by the first "
                "reduction over 8 MiB and kept per CPU kind in the first-use cache "
                "(LZ_TUNING_CACHE, else $XDG_CACHE_HOME/lazuli or ~/.cache/lazuli)";
+  d.wide_bytes = measure_on_first_use;
+  d.wide_evidence = "not in lazuli's table of measured CPUs: measured on this machine by the "
+                    "first cheap elementwise pass of at most 192 KiB (AVX-512 builds) and kept "
+                    "per CPU kind in the first-use cache";
   return d;
 }
 
@@ -249,6 +271,7 @@ const cpu_defaults& this_cpu_defaults() {
 }
 
 index_t default_reduce_prefetch() noexcept { return this_cpu_defaults().reduce_prefetch; }
+index_t default_wide_bytes() noexcept { return this_cpu_defaults().wide_bytes; }
 
 // ---- First-use measurements (lz/kernels/first_use.hpp) ----
 
@@ -278,6 +301,9 @@ constexpr const char* build_tag = "";
 int first_use_revision(const char* name) noexcept {
   // reduce_prefetch 2: since 0.2.0's reduction driver issues the prefetches a span at a time
   // (kernels/cpu/reduce.cpp, run_slab); 1 timed the slab's own prefetching loop.
+  // wide_bytes 1: z = 2.5*x + 1.5*y through both kernels, 3 x 512..8192 doubles
+  // (src/calibrate.cpp, measure_wide_batches).
+  if (std::strcmp(name, "wide_bytes") == 0) return 1;
   return std::strcmp(name, "reduce_prefetch") == 0 ? 2 : 0;
 }
 
@@ -424,10 +450,6 @@ struct first_use_state {
   bool done = false;
   first_use_result r;
 };
-first_use_state& prefetch_first_use() {
-  static first_use_state s;
-  return s;
-}
 
 first_use_measurement measure_prefetch(void*) {
   int pairs = 5;
@@ -443,42 +465,104 @@ first_use_measurement measure_prefetch(void*) {
   return m;
 }
 
+first_use_measurement measure_wide(void*) {
+  const std::vector<wide_batch_point> points = measure_wide_batches(0.001);
+  first_use_measurement m;
+  m.value = wide_bytes_of(points);
+  m.how = "W1 (z = 2.5*x + 1.5*y, 1 thread): time with full-width / 256-bit batches";
+  for (const wide_batch_point& p : points) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, " n=%lld %.2f", static_cast<long long>(p.n), p.ratio);
+    m.how += buf;
+  }
+  m.how += m.value == huge ? std::string(": full width at every size")
+           : m.value       ? ": full width up to " + std::to_string(m.value) + "-byte passes"
+                           : std::string(": 256 bits");
+  return m;
+}
+
+// The thresholds measured on first use, each with its state, measurement, and what holds when
+// the measurement fails.
+struct first_use_key {
+  const char* name;
+  setting<index_t> tuning::*member;
+  first_use_measurement (*measure)(void*);
+  const char* when; // when it is resolved (lz::info)
+  const char* failed;
+};
+constexpr first_use_key first_use_keys[] = {
+    {"reduce_prefetch", &tuning::reduce_prefetch, measure_prefetch,
+     "at the first reduction over 8 MiB", "prefetches off"},
+    {"wide_bytes", &tuning::wide_bytes, measure_wide,
+     "at the first cheap elementwise pass of at most 192 KiB", "256-bit batches"},
+};
+first_use_state& state_of(std::size_t key) {
+  static first_use_state s[std::size(first_use_keys)];
+  return s[key];
+}
+std::size_t key_of(setting<index_t> tuning::*member) {
+  std::size_t k = 0;
+  while (first_use_keys[k].member != member) ++k;
+  return k;
+}
+
 // The first-use result, if resolved: its origin ("" if not) and value.
-std::string resolved_prefetch(index_t& value) {
-  first_use_state& s = prefetch_first_use();
+std::string resolved(std::size_t key, index_t& value) {
+  first_use_state& s = state_of(key);
   std::lock_guard<std::mutex> g(s.m);
   value = s.r.value;
   return s.done ? s.r.origin : std::string();
 }
-} // namespace
 
-index_t resolve_first_use_reduce_prefetch() {
-  first_use_state& s = prefetch_first_use();
+index_t resolve(std::size_t key) {
+  const first_use_key& f = first_use_keys[key];
+  first_use_state& s = state_of(key);
   index_t value = 0;
   {
     std::lock_guard<std::mutex> g(s.m);
     if (!s.done) {
       try {
-        s.r = first_use(first_use_cache_file(first_use_cache_dir(), "reduce_prefetch"),
-                        "reduce_prefetch", 0, huge, measure_prefetch, nullptr);
-      } catch (const std::exception& e) { // (64 MiB not available): the user's sum goes on
+        s.r = first_use(first_use_cache_file(first_use_cache_dir(), f.name), f.name, 0, huge,
+                        f.measure, nullptr);
+      } catch (const std::exception& e) { // (memory not available): the user's work goes on
         s.r = first_use_result{};
         s.r.origin = std::string("the first-use measurement failed (") + e.what() +
-                     "): prefetches off; the next process tries again";
+                     "): " + f.failed + "; the next process tries again";
       }
       s.done = true;
     }
     value = s.r.value;
   }
-  setting<index_t>& t = thresholds().reduce_prefetch;
+  setting<index_t>& t = thresholds().*(f.member);
   for (index_t cur = t.get(); cur < 0; cur = t.get())
     if (t.replace(cur, value)) break;
   return value;
 }
+} // namespace
+
+index_t resolve_first_use_reduce_prefetch() { return resolve(key_of(&tuning::reduce_prefetch)); }
 
 std::string first_use_reduce_prefetch_origin() {
   index_t v = 0;
-  return resolved_prefetch(v);
+  return resolved(key_of(&tuning::reduce_prefetch), v);
+}
+
+index_t resolve_first_use_wide_bytes() { return resolve(key_of(&tuning::wide_bytes)); }
+
+std::string first_use_wide_bytes_origin() {
+  index_t v = 0;
+  return resolved(key_of(&tuning::wide_bytes), v);
+}
+
+index_t wide_bytes_of(const std::vector<wide_batch_point>& points) {
+  index_t bytes = 0;
+  for (const wide_batch_point& p : points) {
+    if (!(p.ratio < 0.97)) return bytes;
+    bytes = p.n * 3 * index_t(sizeof(double));
+  }
+  // Won at every size, the L2-sized passes included: no limit (on the one CPU measured so, the
+  // 5th-generation Xeon, full width stayed ahead or level up to 3 x 3*10^5 doubles).
+  return points.empty() ? 0 : huge;
 }
 
 constinit tuning_storage process_tuning;
@@ -526,24 +610,28 @@ std::string tuning_report() {
   };
   for (std::size_t k = 0; k < std::size(fields); ++k) {
     const index_t v = now.*(fields[k].member), at_start = o.loaded.*(fields[k].member);
-    if (fields[k].member != &tuning::reduce_prefetch) {
+    const bool prefetch = fields[k].member == &tuning::reduce_prefetch;
+    if (!prefetch && fields[k].member != &tuning::wide_bytes) {
       line(fields[k].key, v, at_start, defaults.*(fields[k].member), o.in_file[k]);
       continue;
     }
     // A per-CPU default: its value, which CPU and why; a first-use value, where it came from.
-    index_t resolved = 0;
-    const std::string first = resolved_prefetch(resolved);
-    if (!first.empty() && v == resolved)
-      s += "    reduce_prefetch = " + std::to_string(v) + " (" + first + ")\n";
+    const std::size_t key = key_of(fields[k].member);
+    index_t value = 0;
+    const std::string first = resolved(key, value);
+    if (!first.empty() && v == value)
+      s += "    " + std::string(fields[k].key) + " = " + std::to_string(v) + " (" + first + ")\n";
     else if (const std::string dir = first_use_cache_dir(); v < 0)
-      s += "    reduce_prefetch = " + std::to_string(v) +
-           " (measure_on_first_use: at the first reduction over 8 MiB; first-use cache: " +
-           (dir.empty() ? std::string("none") : dir) + ")\n";
+      s += "    " + std::string(fields[k].key) + " = " + std::to_string(v) +
+           " (measure_on_first_use: " + first_use_keys[key].when +
+           "; first-use cache: " + (dir.empty() ? std::string("none") : dir) + ")\n";
     else
       line(fields[k].key, v, at_start, defaults.*(fields[k].member), o.in_file[k]);
     const cpu_defaults& c = this_cpu_defaults();
     s += std::string("      its default on ") + (c.kind ? c.kind : c.cpu.c_str()) + ": " +
-         c.evidence + "\n";
+         (prefetch ? c.evidence : c.wide_evidence) + "\n";
+    if (!prefetch && !XSIMD_WITH_AVX512F)
+      s += "      (not used by this build: one batch width below AVX-512)\n";
   }
   line("use_syrk", now.use_syrk, o.loaded.use_syrk, defaults.use_syrk, o.in_file[nkeys - 1]);
   return s;

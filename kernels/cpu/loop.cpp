@@ -4,6 +4,7 @@
 #include <lz/kernels/cpu/loop.hpp>
 #include <lz/kernels/cpu/parallel.hpp>
 #include <lz/kernels/dims.hpp>
+#include <lz/kernels/first_use.hpp>
 #include <lz/log.hpp>
 #include <lz/memory.hpp>
 #include <lz/policy.hpp>
@@ -317,6 +318,11 @@ const index_t zeros[max_operands] = {}; // row strides of a single row
 
 /// Bytes of the per-call buffer for padded tails (split between the operands: >= 64 each).
 constexpr index_t tail_bytes = 16384;
+/// The largest pass the first-use measurement of wide_bytes times (3 x 8192 doubles): larger
+/// passes never resolve it.
+constexpr index_t wide_first_use_bytes = 3 * 8192 * 8;
+/// Elements from which a row's partial last full-width batch is amortized (wide_row).
+constexpr index_t wide_long_row = 256;
 /// Rows shorter than this many bytes do not stream (each would cost three kernel calls).
 constexpr index_t stream_row_bytes = 4096;
 
@@ -733,14 +739,43 @@ LZ_INLINE int flat_threads(const map_call& c, index_t n, const tuning& t) {
   return n * c.info->cost >= limit ? std::max(num_threads(), 1) : 1;
 }
 
+// Whether a flat pass of n elements on one thread runs the tree's full-width kernel
+// (info.wide): it has one and the pass touches at most t.wide_bytes bytes (elements x operands,
+// destination included; docs/decisions/cheap-tree-width-per-cpu.md). Always false on targets
+// with one batch width.
+// A short row that would end in a partial full-width batch, where the narrow batches divide it,
+// runs narrow: one kernel call instead of two (W1 n = 100, 512-bit: 25 against 22 ns).
+LZ_INLINE bool wide_row(const map_info& info, index_t n) {
+  return n >= wide_long_row || (n & (info.wide.simd_width - 1)) == 0 ||
+         (n & (info.k.simd_width - 1)) != 0;
+}
+
+// On a CPU not in lazuli's table (wide_bytes measure_on_first_use) the first such pass that
+// could run it (at most the measurement's largest pass) resolves the value first.
+LZ_INLINE bool flat_wide(const map_info& info, index_t n, index_t es, const tuning& t) {
+  if constexpr (std::is_same_v<narrow_arch, xsimd::default_arch>) {
+    return false;
+  } else {
+    if (info.wide.fn == nullptr) return false;
+    const index_t bytes = n * es * info.count, wb = t.wide_bytes.get();
+    if (bytes <= wb) return wide_row(info, n);
+    if (LZ_UNLIKELY(wb < 0) && bytes <= wide_first_use_bytes)
+      return bytes <= lz::detail::resolve_first_use_wide_bytes() && wide_row(info, n);
+    return false;
+  }
+}
+
 // The fast path when it may use threads (flat_threads decides): on hw threads, chunks of whole
 // batches. Out of line (as is the general path): the one-thread path keeps a small frame and
 // reads no thread count (the fixed cost of a small assignment).
 LZ_NOINLINE void run_flat_threads(const map_call& c, index_t n, char* const* p, bool stream) {
   const int count = c.info->count;
   const index_t es = c.ops[0].esize;
-  const int hw = flat_threads(c, n, thresholds());
+  const tuning& t = thresholds();
+  const int hw = flat_threads(c, n, t);
   if (hw <= 1) {
+    if (!stream && flat_wide(*c.info, n, es, t))
+      return run_rows(c.info->wide, c.tree, count, p, zeros, 1, n, es);
     run_kernel(c.info->k, c.tree, count, p, zeros, 1, n, es, stream);
     return;
   }
@@ -756,10 +791,13 @@ LZ_NOINLINE void run_flat_threads(const map_call& c, index_t n, char* const* p, 
 LZ_INLINE void run_flat(const map_call& c, index_t n, char* const* p) {
   const map_info& info = *c.info;
   const index_t es = c.ops[0].esize;
-  const index_t sb = thresholds().stream_bytes.get();
+  const tuning& t = thresholds();
+  const index_t sb = t.stream_bytes.get();
   const bool stream = sb > 0 && n * es >= sb;
   if (info.threads && n * info.cost >= min_parallel_work) // flat_threads' floor
     return run_flat_threads(c, n, p, stream);
+  if (!stream && flat_wide(info, n, es, t))
+    return run_rows(info.wide, c.tree, info.count, p, zeros, 1, n, es);
   run_kernel(info.k, c.tree, info.count, p, zeros, 1, n, es, stream);
 }
 
@@ -953,9 +991,12 @@ std::string describe_map(const map_call& c, const std::string& dst_name, bool* a
   char* p[max_operands];
   if (c.info->count <= max_operands && flat(c, n, p)) {
     s += "flat " + std::to_string(n) + " elements, contiguous, ";
-    s += c.info->k.simd_width > 1 ? "simd x" + std::to_string(c.info->k.simd_width)
-                                  : std::string("scalar");
-    const int t = flat_threads(c, n, thresholds());
+    const tuning& th = thresholds();
+    const int t = flat_threads(c, n, th);
+    const index_t es = c.ops[0].esize, sb = th.stream_bytes.get();
+    const bool wide = t <= 1 && !(sb > 0 && n * es >= sb) && flat_wide(*c.info, n, es, th);
+    const map_kernel& k = wide ? c.info->wide : c.info->k;
+    s += k.simd_width > 1 ? "simd x" + std::to_string(k.simd_width) : std::string("scalar");
     s += t > 1 ? ", " + std::to_string(t) + " threads" : ", 1 thread";
   } else {
     std::vector<detail::operand> ops(c.ops, c.ops + c.info->count); // planning rewrites operands

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <complex>
 #include <cstdint>
+#include <mutex>
 #include <random>
 #include <vector>
 
@@ -415,11 +416,14 @@ struct kernel_log {
   int empty_calls = 0;           // calls of no row or no element (a kernel's precondition: none)
   lz::index_t* x_base = nullptr; // if set: x's element offset (from x_start) of each call
   const double* x_start = nullptr;
+  std::vector<lz::index_t> wide_sizes; // n of every call of the full-width kernel
+  std::mutex m;                        // (calls from the driver's threads)
 };
 
 void add_one_kernel(const void* ctx, char* const* p, const lz::index_t* so, lz::index_t rows,
                     lz::index_t n, int flags) {
   auto& log = *static_cast<kernel_log*>(const_cast<void*>(ctx));
+  const std::lock_guard<std::mutex> lock(log.m);
   log.sizes.push_back(n);
   if (log.x_base && log.sizes.size() <= 2)
     log.x_base[log.sizes.size() - 1] = reinterpret_cast<const double*>(p[1]) - log.x_start;
@@ -438,6 +442,17 @@ void add_one_kernel(const void* ctx, char* const* p, const lz::index_t* so, lz::
       z[i] = x[i] + y[i] + 1.0;
     }
   }
+}
+
+// The call of `info` over ops and extents with the recording log as its tree.
+lz::kernels::cpu::map_call recorded_call(const lz::kernels::cpu::map_info& info, kernel_log& log,
+                                         lz::detail::operand* ops, const lz::index_t* extents) {
+  lz::kernels::cpu::map_call c;
+  c.info = &info;
+  c.tree = &log;
+  c.ops = ops;
+  c.extents = extents;
+  return c;
 }
 
 // z(m x n, rows ld apart, starting `off` elements past a 64-byte boundary) = x + y + 1 through
@@ -462,12 +477,7 @@ void run_recorded(kernel_log& log, lz::index_t m, lz::index_t n, lz::index_t ld,
   info.k = {&add_one_kernel, width, stream, false};
   info.count = 3;
   info.rank = 2;
-  lz::kernels::cpu::map_call c;
-  c.info = &info;
-  c.tree = &log;
-  c.ops = ops;
-  c.extents = ext;
-  lz::kernels::cpu::run_map(c);
+  lz::kernels::cpu::run_map(recorded_call(info, log, ops, ext));
   for (lz::index_t i = 0; i < m; ++i)
     for (lz::index_t j = 0; j < ld; ++j) {
       const std::size_t k = std::size_t(off + i * ld + j);
@@ -660,11 +670,7 @@ BOOST_AUTO_TEST_CASE(
       info.count = 3;
       info.rank = 1;
       kernel_log log;
-      cpu::map_call c;
-      c.info = &info;
-      c.tree = &log;
-      c.ops = ops;
-      c.extents = &t.n;
+      const cpu::map_call c = recorded_call(info, log, ops, &t.n);
       bool aliased = false;
       const std::string text = cpu::describe_map(c, "z", &aliased);
       BOOST_TEST_CONTEXT((entry == &cpu::run_map ? "run_map" : "run_map_vector")
@@ -730,6 +736,182 @@ BOOST_AUTO_TEST_CASE(cheap_trees_run_narrow_batches_and_expensive_trees_the_wide
     check_same(z, lz_test::reference(a + b - 0.5));
     w = lz::sin(a) * b;
     BOOST_TEST(lz_test::max_ulp(w, lz_test::reference(lz::sin(a) * b)) <= 4.0);
+  }
+}
+
+// docs/decisions/cheap-tree-width-per-cpu.md: on an AVX-512 target a cheap tree also has a
+// full-width kernel (the plan, at compile time); expensive trees, scalar policies and targets
+// of one width have none.
+BOOST_AUTO_TEST_CASE(cheap_trees_also_get_a_full_width_kernel_on_avx512_targets) {
+  namespace cpu = lz::kernels::cpu;
+  constexpr auto set = lz::detail::assign_op::set, add = lz::detail::assign_op::add;
+  lz::tensor<double, 1> x(64), y(64);
+  lz::tensor<float, 1> xf(64);
+  lz::tensor<std::int32_t, 1> xi(64);
+  using cheap = decltype(2.5 * x + 1.5 * y);
+  using cheap_f = decltype(xf * xf - 1.0f);
+  using cheap_i = decltype(xi + xi * 3);
+  using costly = decltype(lz::sin(x) * y);
+  constexpr auto wc = cpu::wide_kernel_for<double, cheap, true, set>();
+  constexpr auto wa = cpu::wide_kernel_for<double, cheap, true, add>();
+  constexpr auto wf = cpu::wide_kernel_for<float, cheap_f, true, set>();
+  constexpr auto wi = cpu::wide_kernel_for<std::int32_t, cheap_i, true, set>();
+  constexpr auto we = cpu::wide_kernel_for<double, costly, true, set>();
+  constexpr auto ws = cpu::wide_kernel_for<double, cheap, false, set>(); // lz::seq
+  static_assert(we.fn == nullptr && ws.fn == nullptr);
+#if XSIMD_WITH_AVX512F
+  static_assert(wc.simd_width == 8 && !wc.can_stream && !wc.reads_dst);
+  static_assert(wa.simd_width == 8 && wa.reads_dst);
+  static_assert(wf.simd_width == 16);
+  static_assert(wi.simd_width == 16);
+  static_assert(wc.fn != cpu::map_kernel_for<double, cheap, true, set>().fn);
+#else
+  static_assert(wc.fn == nullptr && wa.fn == nullptr && wf.fn == nullptr && wi.fn == nullptr);
+#endif
+  // What an assignment carries: the same kernel.
+  constexpr auto& info =
+      lz::fusion::detail_map::map_info_v<set, lz::auto_policy, double, 1, cheap, false>;
+  static_assert(info.wide.fn == wc.fn);
+}
+
+namespace {
+void add_one_wide_kernel(const void* ctx, char* const* p, const lz::index_t* so, lz::index_t rows,
+                         lz::index_t n, int flags) {
+  {
+    auto& log = *static_cast<kernel_log*>(const_cast<void*>(ctx));
+    const std::lock_guard<std::mutex> lock(log.m);
+    log.wide_sizes.push_back(n);
+  }
+  add_one_kernel(ctx, p, so, rows, n, flags);
+}
+} // namespace
+
+// The run time: a flat pass of one thread runs the full-width kernel (here a recording one of 8
+// lanes beside a narrow one of 4) when it touches at most wide_bytes bytes (elements x 3
+// operands x 8 bytes) and does not stream; threads, streaming and larger passes run the narrow
+// one. explain says which width; the values are the tree's.
+BOOST_AUTO_TEST_CASE(small_cheap_passes_run_the_full_width_kernel_up_to_wide_bytes) {
+  namespace cpu = lz::kernels::cpu;
+  tuning_guard guard;
+  lz::set_num_threads(1);
+  constexpr lz::index_t huge = lz::index_t(1) << 62;
+  struct case_ {
+    lz::index_t n, wide_bytes, stream_bytes;
+    bool threads;
+    int threads_on;
+    bool wide;
+  };
+  const case_ cases[] = {
+      {8, 48 << 10, 8 << 20, false, 1, true},
+      {1000, 48 << 10, 8 << 20, false, 1, true},
+      {2048, 48 << 10, 8 << 20, false, 1, true},
+      {2049, 48 << 10, 8 << 20, false, 1, false},
+      {4000, 48 << 10, 8 << 20, false, 1, false},
+      {1000, 0, 8 << 20, false, 1, false},
+      {1000, 24000, 8 << 20, false, 1, true},
+      {1000, 23999, 8 << 20, false, 1, false},
+      {3, huge, 8 << 20, false, 1, true},
+      {1001, huge, 8 << 20, true, 1, true},
+      {1000, huge, 4096, false, 1, false},
+      {100000, huge, 0, true, 1, true},
+      {100000, huge, 0, true, 2, false},
+      {100000, huge, 0, false, 2, true},
+      // short rows ending in a partial wide batch that narrow batches divide: narrow
+      {100, huge, 8 << 20, false, 1, false},
+      {252, huge, 8 << 20, false, 1, false},
+      {255, huge, 8 << 20, false, 1, true},
+      {256, huge, 8 << 20, false, 1, true},
+      {260, huge, 8 << 20, false, 1, true},
+      {96, huge, 8 << 20, false, 1, true},
+  };
+  for (const case_& t : cases) {
+    lz::thresholds().wide_bytes = t.wide_bytes;
+    lz::thresholds().stream_bytes = t.stream_bytes;
+    lz::set_num_threads(t.threads_on);
+    for (bool vector_entry : {false, true}) {
+      std::vector<double> x(std::size_t(t.n)), y(x.size()), z(x.size() + 8, -7.0);
+      for (std::size_t i = 0; i < x.size(); ++i) x[i] = 100.0 + double(i), y[i] = 3.0 * double(i);
+      lz::detail::operand ops[3];
+      double* base[3] = {z.data(), x.data(), y.data()};
+      for (int j = 0; j < 3; ++j) {
+        ops[j].ptr = reinterpret_cast<char*>(base[j]);
+        ops[j].esize = 8;
+        ops[j].strides[0] = 1;
+      }
+      cpu::map_info info;
+      info.k = {&add_one_kernel, 4, true, false};
+      info.wide = {&add_one_wide_kernel, 8, false, false};
+      info.count = 3;
+      info.rank = 1;
+      info.threads = t.threads;
+      kernel_log log;
+      const cpu::map_call c = recorded_call(info, log, ops, &t.n);
+      const std::string text = cpu::describe_map(c, "z", nullptr);
+      if (vector_entry) {
+        char* p[3];
+        cpu::run_map_vector<3>(c, p);
+      } else {
+        cpu::run_map(c);
+      }
+      BOOST_TEST_CONTEXT("n=" << t.n << " wide_bytes=" << t.wide_bytes << " stream_bytes="
+                              << t.stream_bytes << " threads " << t.threads << "/" << t.threads_on
+                              << (vector_entry ? " run_map_vector" : " run_map") << ": " << text) {
+        BOOST_TEST(!log.sizes.empty());
+        BOOST_TEST(log.wide_sizes.size() == (t.wide ? log.sizes.size() : 0u));
+        const int w = t.wide ? 8 : 4;
+        for (lz::index_t s : log.sizes) BOOST_TEST(s % w == 0);
+        BOOST_TEST((text.find(t.wide ? "simd x8" : "simd x4") != std::string::npos));
+        BOOST_TEST(log.smallest_seen >= 0.0);
+        BOOST_TEST(log.empty_calls == 0);
+        bool right = true;
+        for (lz::index_t i = 0; i < t.n; ++i)
+          right = right && z[std::size_t(i)] == x[std::size_t(i)] + y[std::size_t(i)] + 1.0;
+        BOOST_TEST(right);
+        for (std::size_t i = x.size(); i < z.size(); ++i) BOOST_TEST(z[i] == -7.0);
+      }
+    }
+  }
+}
+
+// Real trees at both widths (wide_bytes 0: never; huge: every single-thread pass that does not
+// stream) on lengths around both batch sizes, four element types, `=` and `+=`: the same values
+// as the reference, and the same bits as each other for trees without a product to contract.
+BOOST_AUTO_TEST_CASE(both_widths_of_a_cheap_tree_give_the_same_values) {
+  tuning_guard guard;
+  lz::set_num_threads(1);
+  std::mt19937_64 g(2046);
+  for (lz::index_t n : {1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 100, 1000, 1001, 2047}) {
+    BOOST_TEST_CONTEXT("n = " << n) {
+      auto a = random_vector<double>(n, g()), b = random_vector<double>(n, g());
+      auto af = random_vector<float>(n, g()), bf = random_vector<float>(n, g());
+      auto ai = random_vector<std::int32_t>(n, g()), bi = random_vector<std::int32_t>(n, g());
+      auto al = random_vector<std::int64_t>(n, g());
+      lz::tensor<double, 1> z[2] = {lz::tensor<double, 1>(n), lz::tensor<double, 1>(n)};
+      lz::tensor<double, 1> u[2] = {b, b};
+      lz::tensor<float, 1> zf[2] = {lz::tensor<float, 1>(n), lz::tensor<float, 1>(n)};
+      lz::tensor<std::int32_t, 1> zi[2] = {lz::tensor<std::int32_t, 1>(n),
+                                           lz::tensor<std::int32_t, 1>(n)};
+      lz::tensor<std::int64_t, 1> zl[2] = {lz::tensor<std::int64_t, 1>(n),
+                                           lz::tensor<std::int64_t, 1>(n)};
+      for (int k = 0; k < 2; ++k) {
+        lz::thresholds().wide_bytes = k == 0 ? 0 : lz::index_t(1) << 62;
+        z[k] = a + b - 0.5;
+        u[k] += lz::abs(a) - b;
+        zf[k] = lz::maximum(af, bf) - af;
+        zi[k] = ai * 3 - bi;
+        zl[k] = al + al * 2;
+      }
+      for (int k = 0; k < 2; ++k) {
+        check_same(z[k], lz_test::reference(a + b - 0.5));
+        check_same(u[k], lz_test::reference(b + (lz::abs(a) - b)));
+        check_same(zf[k], lz_test::reference(lz::maximum(af, bf) - af));
+        check_same(zi[k], lz_test::reference(ai * 3 - bi));
+        check_same(zl[k], lz_test::reference(al + al * 2));
+      }
+      BOOST_TEST(lz_test::max_ulp(z[0], z[1]) == 0.0);
+      BOOST_TEST(lz_test::max_ulp(u[0], u[1]) == 0.0);
+      BOOST_TEST(lz_test::max_ulp(zf[0], zf[1]) == 0.0);
+    }
   }
 }
 

@@ -31,6 +31,17 @@ BOOST_AUTO_TEST_CASE(calibrate_measures_reports_and_applies_thresholds) {
               (sb >= (1 << 20) && sb <= (32 << 20) && (sb & (sb - 1)) == 0)),
              sb << "\n"
                 << c.report);
+  // The batch width of cheap trees: a pass size of the sweep (3 operands x 512..8192 doubles)
+  // or 0 where two widths exist; left as it was where the target has one.
+  BOOST_TEST(c.report.find("batch width of cheap trees") != std::string::npos, c.report);
+  const lz::index_t wb = c.measured.wide_bytes;
+  if (std::is_same_v<lz::kernels::cpu::narrow_arch, xsimd::default_arch>)
+    BOOST_TEST(wb == before.wide_bytes.get());
+  else
+    BOOST_TEST((wb == 0 || wb == 12288 || wb == 24576 || wb == 49152 || wb == 98304 ||
+                wb == 196608 || wb == lz::index_t(1) << 62),
+               wb << "\n"
+                  << c.report);
   lz::thresholds() = before;
 }
 
@@ -59,6 +70,7 @@ BOOST_AUTO_TEST_CASE(tuning_files_round_trip_and_reject_garbage) {
   t.use_syrk = false;
   t.stream_bytes = 1 << 20;
   t.reduce_prefetch = 12345678;
+  t.wide_bytes = 32768;
   const std::string path = "calibrate_test_tuning.cfg";
   lz::save_tuning(path, t);
   BOOST_TEST(lz::to_string(lz::load_tuning(path)) == lz::to_string(t));

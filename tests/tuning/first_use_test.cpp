@@ -360,4 +360,67 @@ BOOST_AUTO_TEST_CASE(reductions_resolve_a_first_use_prefetch_once, *utf::disable
   if (m == "read") fs::remove_all(dir);
 }
 
+// The same for tuning::wide_bytes (CTest first_use_wide_measure, then first_use_wide_read, on a
+// directory of their own): passes larger than the measurement's largest (192 KiB) and trees with
+// no full-width kernel leave it unresolved; the first small cheap pass — four at once, from four
+// threads — resolves it once (AVX-512 builds; a build of one width never does).
+BOOST_AUTO_TEST_CASE(cheap_passes_resolve_a_first_use_width_once, *utf::disabled()) {
+  const char* mode = std::getenv("LZ_TEST_FIRST_USE");
+  const char* dir = std::getenv("LZ_TUNING_CACHE");
+  BOOST_TEST_REQUIRE((mode && dir));
+  const std::string m = mode;
+  if (m == "measure") fs::remove_all(dir);
+  const std::string file = lz::detail::first_use_cache_file(dir, "wide_bytes");
+  lz::set_num_threads(1);
+  lz::thresholds().wide_bytes = 0; // the operands' own construction resolves nothing
+  const index_t big = 8193;        // 3 x 8193 doubles: past the largest pass measured
+  const lz::vector<double> x = lz::linspace(0.0, 1.0, big), y = lz::linspace(2.0, 3.0, big);
+  const lz::vector<double> xs = x(lz::range(0, 1000)), ys = y(lz::range(0, 1000));
+  lz::vector<double> z(big), zs(1000);
+  std::vector<lz::vector<double>> out(4, lz::vector<double>(1000));
+  lz::thresholds().wide_bytes = lz::measure_on_first_use;
+  std::string s = lz::info();
+  BOOST_TEST(has(s, "wide_bytes = -1 (measure_on_first_use: at the first cheap elementwise pass "
+                    "of at most 192 KiB; first-use cache: " +
+                        std::string(dir) + ")"),
+             s);
+
+  z = 2.0 * x + 0.5 * y;
+  BOOST_TEST(z(big - 1) == 3.5);
+  zs = lz::exp(xs) * ys; // expensive: one width
+  BOOST_TEST(lz::thresholds().wide_bytes.get() == lz::measure_on_first_use);
+  BOOST_TEST(lz::detail::first_use_wide_bytes_origin() == "");
+
+  std::vector<std::thread> threads;
+  for (std::size_t t = 0; t < out.size(); ++t)
+    threads.emplace_back([&, t] { out[t] = 2.0 * xs + 0.5 * ys; });
+  for (auto& t : threads) t.join();
+  for (const auto& o : out)
+    for (index_t i = 0; i < 1000; ++i) BOOST_TEST(o(i) == 2.0 * xs(i) + 0.5 * ys(i));
+
+  const index_t now = lz::thresholds().wide_bytes;
+  if (std::is_same_v<lz::kernels::cpu::narrow_arch, xsimd::default_arch>) {
+    BOOST_TEST(now == lz::measure_on_first_use); // one width: nothing to measure
+    BOOST_TEST(lz::detail::first_use_wide_bytes_origin() == "");
+  } else {
+    BOOST_TEST((now == 0 || now == 12288 || now == 24576 || now == 49152 || now == 98304 ||
+                now == 196608 || now == index_t(1) << 62),
+               now);
+    const std::string origin = lz::detail::first_use_wide_bytes_origin();
+    BOOST_TEST(has(origin, m == "measure" ? "measured on first use" : "read from " + file), origin);
+    BOOST_TEST(has(origin, "W1 (z = 2.5*x + 1.5*y, 1 thread)"), origin);
+    if (m == "measure") BOOST_TEST(has(origin, "kept in " + file), origin);
+    BOOST_TEST(lz::load_tuning(file).wide_bytes.get() == now);
+    s = lz::info();
+    BOOST_TEST(has(s, "wide_bytes = " + std::to_string(now) + " (" + origin + ")"), s);
+    // Resolved once per process; a value set in code is never overwritten.
+    lz::thresholds().wide_bytes = lz::measure_on_first_use;
+    zs = 2.0 * xs + 0.5 * ys;
+    BOOST_TEST(lz::thresholds().wide_bytes.get() == now);
+    lz::thresholds().wide_bytes = 12345;
+    BOOST_TEST(lz::detail::resolve_first_use_wide_bytes() == now);
+    BOOST_TEST(lz::thresholds().wide_bytes.get() == 12345);
+  }
+  if (m == "read") fs::remove_all(dir);
+}
 } // namespace

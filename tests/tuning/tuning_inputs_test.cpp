@@ -73,6 +73,8 @@ BOOST_AUTO_TEST_CASE(out_of_range_values_name_the_line_key_value_and_range) {
   BOOST_TEST(has(negative, "tile = -1 is outside its range [0, 65536]"), negative);
   const std::string syrk = rejection("use_syrk = 2\n");
   BOOST_TEST(has(syrk, "use_syrk = 2 is outside its range [0, 1]"), syrk);
+  const std::string wide = rejection("wide_bytes = -2\n"); // (-1: measure on first use)
+  BOOST_TEST(has(wide, "wide_bytes = -2 is outside its range [-1, 4611686018427387904]"), wide);
   const std::string text = rejection("tile = sixteen\n");
   BOOST_TEST(has(text, "not an integer: tile = sixteen"), text);
   BOOST_TEST(rejection("# comment only\n\n  tile = 32  # trailing\n") == "(accepted)");
@@ -150,6 +152,20 @@ BOOST_AUTO_TEST_CASE(per_cpu_defaults_come_from_the_measured_table_or_are_measur
   BOOST_TEST(zen2.kind == nullptr);
   BOOST_TEST(zen2.reduce_prefetch == lz::measure_on_first_use);
   BOOST_TEST(cpu_defaults_for("", 0, 0).cpu == "unknown");
+  // The batch width of cheap trees (tuning::wide_bytes): 512 bits for passes in the L1 cache
+  // where measured faster (perf/w1_paired), 256 bits where they lost and where not measured.
+  for (unsigned model : {207u, 167u}) {
+    const auto x = cpu_defaults_for("GenuineIntel", 6, model);
+    BOOST_TEST(x.wide_bytes == (model == 207 ? lz::index_t(1) << 62 : lz::index_t(48) << 10));
+    BOOST_TEST(has(x.wide_evidence, "w1_paired"));
+  }
+  BOOST_TEST(ice.wide_bytes == 0);
+  BOOST_TEST(has(ice.wide_evidence, "W1"));
+  BOOST_TEST(zen3.wide_bytes == 0);
+  BOOST_TEST(skylake.wide_bytes == lz::measure_on_first_use);
+  BOOST_TEST(has(skylake.wide_evidence, "not in lazuli's table"));
+  BOOST_TEST(has(skylake.wide_evidence, "first cheap elementwise pass"));
+  BOOST_TEST(zen2.wide_bytes == lz::measure_on_first_use);
   // This machine: the default in force is its row's, and lz::info names the row and the reason.
   const auto& here = lz::detail::this_cpu_defaults();
   BOOST_TEST(lz::tuning{}.reduce_prefetch.get() == here.reduce_prefetch);
@@ -157,6 +173,11 @@ BOOST_AUTO_TEST_CASE(per_cpu_defaults_come_from_the_measured_table_or_are_measur
   BOOST_TEST(has(s, "cpu: " + here.cpu), s);
   BOOST_TEST(has(s, std::string("its default on ") + (here.kind ? here.kind : here.cpu.c_str()) +
                         ": " + here.evidence),
+             s);
+  BOOST_TEST(lz::tuning{}.wide_bytes.get() == here.wide_bytes);
+  BOOST_TEST(has(s, "wide_bytes = "), s);
+  BOOST_TEST(has(s, std::string("its default on ") + (here.kind ? here.kind : here.cpu.c_str()) +
+                        ": " + here.wide_evidence),
              s);
 }
 

@@ -7,6 +7,7 @@
 #include <lz/config.hpp>
 
 #include <string>
+#include <vector>
 
 namespace lz::detail {
 
@@ -61,6 +62,30 @@ std::string first_use_reduce_prefetch_origin();
 /// Stops after one pair when a call alone costs ten budgets (debug and sanitizer builds);
 /// `pairs` is set to the number measured.
 double measure_reduce_prefetch_ratio(double seconds_per_point, int& pairs);
+
+/// tuning::wide_bytes's value on this machine when it is measure_on_first_use: as
+/// resolve_first_use_reduce_prefetch (once per process, thread-safe, never over a value set
+/// meanwhile); a measurement that fails leaves 256-bit batches and says why in lz::info.
+index_t resolve_first_use_wide_bytes();
+/// The origin of the value resolved above, or "" while none has been.
+std::string first_use_wide_bytes_origin();
+
+/// One size of measure_wide_batches: n doubles per operand, the fastest call with full-width
+/// and with 256-bit batches, and the median of their paired ratios (full / 256).
+struct wide_batch_point {
+  index_t n = 0;
+  double wide_s = 0, narrow_s = 0, ratio = 0;
+};
+/// W1 (z = 2.5*x + 1.5*y, one thread) through its full-width and its 256-bit kernel directly
+/// (no threshold read or changed), for n = 512, 1024, ..., 8192: three pairs of timings of
+/// `seconds_per_point` each per size, stopping after the first size at which full width did not
+/// win by 3% (larger passes cannot count). Empty on targets of one batch width (src/calibrate.cpp;
+/// lz::calibrate uses it too).
+std::vector<wide_batch_point> measure_wide_batches(double seconds_per_point);
+/// The decision from such a sweep: the bytes of the largest pass (3 operands x n doubles) up to
+/// which full width won by 3% at every size; 0 if not at the first; 2^62 (every pass) if at all
+/// of them (0 for an empty sweep).
+index_t wide_bytes_of(const std::vector<wide_batch_point>& points);
 
 } // namespace lz::detail
 

@@ -42,6 +42,7 @@ template <detail::assign_op Op, class P, class T, std::size_t R, class E, bool B
 inline constexpr kernels::cpu::map_info map_info_v = [] {
   kernels::cpu::map_info i;
   i.k = kernels::cpu::map_kernel_for<T, E, allow_simd<P>, Op>();
+  i.wide = kernels::cpu::wide_kernel_for<T, E, allow_simd<P>, Op>();
   i.count = int(1 + detail::leaf_count_v<E>);
   i.rank = int(R);
   i.cost = detail::cost_v<E>;

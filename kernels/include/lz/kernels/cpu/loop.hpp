@@ -105,6 +105,10 @@ struct map_call;
 /// call (copying it field by field was ~20 instructions of a small assignment's fixed cost).
 struct map_info {
   map_kernel k;
+  /// The tree at the target's full width where k is narrower (cheap trees on AVX-512;
+  /// wide_kernel_for): run instead of k by a contiguous pass of at most
+  /// thresholds().wide_bytes bytes. fn null: none.
+  map_kernel wide;
   int count = 0; ///< operands, destination first
   int rank = 0;
   int cost = 1;           ///< per-element cost of the tree

@@ -224,8 +224,9 @@ using detail::unroll_cost;
 /// is bound by loads and stores, which 512-bit registers do not make faster in cache, and they
 /// lost there: z = 2.5*x + 1.5*y on 1000 doubles in L1 ran ~150 ns with 256-bit batches at
 /// every relative alignment of x, y, z tried, 160-250 ns with 512-bit ones
-/// (docs/decisions/batch-width-256-for-cheap-trees.md). GCC's -march for these cores makes the
-/// same choice (-mprefer-vector-width=256).
+/// (docs/decisions/batch-width-256-for-cheap-trees.md). Newer cores win with 512 bits while a
+/// pass fits the L1 cache, so cheap trees also get a full-width kernel (wide_kernel_for), which
+/// the driver runs up to thresholds().wide_bytes (docs/decisions/cheap-tree-width-per-cpu.md).
 using narrow_arch = xsimd::fma3<xsimd::avx2>;
 #else
 using narrow_arch = xsimd::default_arch;
@@ -401,6 +402,31 @@ constexpr map_kernel map_kernel_for() {
   using B = std::conditional_t<S, slab_batch<D, E>, void>;
   return {&slab_kernel<D, kernel_tree_t<E>, B, Op, (detail::cost_v<E> <= unroll_cost), St>, W, St,
           Op != detail::assign_op::set};
+}
+
+/// Whether (D, tree E) has a second, full-width kernel: a cheap SIMD tree on a target whose
+/// cheap trees run narrower batches (AVX-512: 256 bits; see narrow_arch).
+template <class D, class E, bool AllowSimd>
+constexpr bool has_wide_kernel() {
+  if constexpr (std::is_same_v<narrow_arch, xsimd::default_arch> || !AllowSimd)
+    return false;
+  else if constexpr (detail::cost_v<E> > unroll_cost || !simd_ok<D, E>())
+    return false;
+  else
+    return simd_ok<D, E, xsimd::batch<D>>();
+}
+
+/// A cheap tree's kernel on the target's widest batches (512 bits on AVX-512), for passes that
+/// fit the L1 cache, where those win on some cores and lose on others (the driver chooses per
+/// pass by tuning::wide_bytes, measured per CPU: docs/decisions/cheap-tree-width-per-cpu.md).
+/// No streaming stores: it never runs a pass that large. fn is null where there is none.
+template <class D, class E, bool AllowSimd, detail::assign_op Op>
+constexpr map_kernel wide_kernel_for() {
+  if constexpr (has_wide_kernel<D, E, AllowSimd>())
+    return {&slab_kernel<D, kernel_tree_t<E>, xsimd::batch<D>, Op, true, false>,
+            int(xsimd::batch<D>::size), false, Op != detail::assign_op::set};
+  else
+    return {nullptr, 1, false, false};
 }
 
 } // namespace lz::kernels::cpu
