@@ -789,7 +789,8 @@ void add_one_wide_kernel(const void* ctx, char* const* p, const lz::index_t* so,
 // The run time: a flat pass of one thread runs the full-width kernel (here a recording one of 8
 // lanes beside a narrow one of 4) when it touches at most wide_bytes bytes (elements x 3
 // operands x 8 bytes) and does not stream; threads, streaming and larger passes run the narrow
-// one. explain says which width; the values are the tree's.
+// one, as does every pass on a target of one width (the driver's test is compiled out there).
+// explain says which width; the values are the tree's.
 BOOST_AUTO_TEST_CASE(small_cheap_passes_run_the_full_width_kernel_up_to_wide_bytes) {
   namespace cpu = lz::kernels::cpu;
   tuning_guard guard;
@@ -856,11 +857,12 @@ BOOST_AUTO_TEST_CASE(small_cheap_passes_run_the_full_width_kernel_up_to_wide_byt
       BOOST_TEST_CONTEXT("n=" << t.n << " wide_bytes=" << t.wide_bytes << " stream_bytes="
                               << t.stream_bytes << " threads " << t.threads << "/" << t.threads_on
                               << (vector_entry ? " run_map_vector" : " run_map") << ": " << text) {
+        const bool wide = t.wide && !std::is_same_v<cpu::narrow_arch, xsimd::default_arch>;
         BOOST_TEST(!log.sizes.empty());
-        BOOST_TEST(log.wide_sizes.size() == (t.wide ? log.sizes.size() : 0u));
-        const int w = t.wide ? 8 : 4;
+        BOOST_TEST(log.wide_sizes.size() == (wide ? log.sizes.size() : 0u));
+        const int w = wide ? 8 : 4;
         for (lz::index_t s : log.sizes) BOOST_TEST(s % w == 0);
-        BOOST_TEST((text.find(t.wide ? "simd x8" : "simd x4") != std::string::npos));
+        BOOST_TEST((text.find(wide ? "simd x8" : "simd x4") != std::string::npos));
         BOOST_TEST(log.smallest_seen >= 0.0);
         BOOST_TEST(log.empty_calls == 0);
         bool right = true;
