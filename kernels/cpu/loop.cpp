@@ -739,10 +739,6 @@ LZ_INLINE int flat_threads(const map_call& c, index_t n, const tuning& t) {
   return n * c.info->cost >= limit ? std::max(num_threads(), 1) : 1;
 }
 
-// Whether a flat pass of n elements on one thread runs the tree's full-width kernel
-// (info.wide): it has one and the pass touches at most t.wide_bytes bytes (elements x operands,
-// destination included; docs/decisions/cheap-tree-width-per-cpu.md). Always false on targets
-// with one batch width.
 // A short row that would end in a partial full-width batch, where the narrow batches divide it,
 // runs narrow: one kernel call instead of two (W1 n = 100, 512-bit: 25 against 22 ns).
 LZ_INLINE bool wide_row(const map_info& info, index_t n) {
@@ -750,8 +746,12 @@ LZ_INLINE bool wide_row(const map_info& info, index_t n) {
          (n & (info.k.simd_width - 1)) != 0;
 }
 
-// On a CPU not in lazuli's table (wide_bytes measure_on_first_use) the first such pass that
-// could run it (at most the measurement's largest pass) resolves the value first.
+// Whether a flat pass of n elements on one thread runs the tree's full-width kernel
+// (info.wide): it has one, the pass touches at most t.wide_bytes bytes (elements x operands,
+// destination included; docs/decisions/cheap-tree-width-per-cpu.md) and wide_row admits it.
+// Always false on targets with one batch width. On a CPU not in lazuli's table (wide_bytes
+// measure_on_first_use) the first such pass that could run it (at most the measurement's largest
+// pass) resolves the value first.
 LZ_INLINE bool flat_wide(const map_info& info, index_t n, index_t es, const tuning& t) {
   if constexpr (std::is_same_v<narrow_arch, xsimd::default_arch>) {
     return false;

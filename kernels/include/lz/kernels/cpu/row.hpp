@@ -224,9 +224,9 @@ using detail::unroll_cost;
 /// is bound by loads and stores, which 512-bit registers do not make faster in cache, and they
 /// lost there: z = 2.5*x + 1.5*y on 1000 doubles in L1 ran ~150 ns with 256-bit batches at
 /// every relative alignment of x, y, z tried, 160-250 ns with 512-bit ones
-/// (docs/decisions/batch-width-256-for-cheap-trees.md). Newer cores win with 512 bits while a
-/// pass fits the L1 cache, so cheap trees also get a full-width kernel (wide_kernel_for), which
-/// the driver runs up to thresholds().wide_bytes (docs/decisions/cheap-tree-width-per-cpu.md).
+/// (docs/decisions/batch-width-256-for-cheap-trees.md). Newer cores win with 512 bits in L1,
+/// some beyond it, so cheap trees also get a full-width kernel (wide_kernel_for), which the
+/// driver runs up to thresholds().wide_bytes (docs/decisions/cheap-tree-width-per-cpu.md).
 using narrow_arch = xsimd::fma3<xsimd::avx2>;
 #else
 using narrow_arch = xsimd::default_arch;
@@ -416,10 +416,10 @@ constexpr bool has_wide_kernel() {
     return simd_ok<D, E, xsimd::batch<D>>();
 }
 
-/// A cheap tree's kernel on the target's widest batches (512 bits on AVX-512), for passes that
-/// fit the L1 cache, where those win on some cores and lose on others (the driver chooses per
-/// pass by tuning::wide_bytes, measured per CPU: docs/decisions/cheap-tree-width-per-cpu.md).
-/// No streaming stores: it never runs a pass that large. fn is null where there is none.
+/// A cheap tree's kernel on the target's widest batches (512 bits on AVX-512), which win on some
+/// cores and lose on others, by cache level (the driver chooses per pass by tuning::wide_bytes,
+/// measured per CPU: docs/decisions/cheap-tree-width-per-cpu.md). No streaming stores: the
+/// driver runs it only on passes that do not stream. fn is null where there is none.
 template <class D, class E, bool AllowSimd, detail::assign_op Op>
 constexpr map_kernel wide_kernel_for() {
   if constexpr (has_wide_kernel<D, E, AllowSimd>())
