@@ -104,6 +104,8 @@ std::vector<wide_batch_point> measure_wide_batches(double budget) {
     constexpr kernels::cpu::map_kernel wide = kernels::cpu::wide_kernel_for<double, E, true, set>();
     static_assert(std::is_same_v<kernels::cpu::narrow_arch, xsimd::default_arch> ||
                   narrow.simd_width < wide.simd_width); // (not a template: both branches compile)
+    // The kernels are called directly: nothing here may assign through run_map, whose first
+    // use of wide_bytes would wait for this measurement (x, y, z are filled by constructors).
     const auto tree = kernels::cpu::bind<1>(e);
     char* const p[3] = {reinterpret_cast<char*>(z.data()),
                         reinterpret_cast<char*>(const_cast<double*>(x.data())),
