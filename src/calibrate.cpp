@@ -320,20 +320,18 @@ calibration calibrate(const calibrate_options& opt) {
   // 6. The batch width of cheap trees (AVX-512 targets only: below it there is one width):
   //    `z = 2.5*x + 1.5*y` on one thread through its full-width and its 256-bit kernel, passes
   //    of 12 to 192 KiB (first_use.hpp: the measurement a CPU not in lazuli's table makes on
-  //    first use). Full width wins in the L1 cache on some cores and loses on others, and loses
-  //    a few percent beyond it everywhere measured: wide_bytes = the pass up to which it won by
-  //    3% at every size; 0 if not at the first.
+  //    first use). Full width wins in the L1 cache on some cores and loses on others, and
+  //    beyond it wins on some and loses a few percent on others: wide_bytes = the pass up to
+  //    which it won by 3% at every size; 0 if not at the first; unlimited if at all of them.
   if constexpr (std::is_same_v<kernels::cpu::narrow_arch, xsimd::default_arch>) {
     r += fmt("batch width of cheap trees: one width on this target (%s), wide_bytes unchanged\n",
              xsimd::default_arch::name());
   } else {
     const std::vector<detail::wide_batch_point> pts = detail::measure_wide_batches(budget);
     c.measured.wide_bytes = detail::wide_bytes_of(pts);
-    const index_t wb = c.measured.wide_bytes;
-    const detail::wide_batch_point& last =
-        *std::find_if(pts.begin(), pts.end(), [&](const auto& p) {
-          return wb == 0 || p.n * 24 == wb || (p.n == pts.back().n && wb > p.n * 24);
-        });
+    std::size_t won = 0; // the sizes full width won, from the first (as wide_bytes_of decides)
+    while (won < pts.size() && pts[won].ratio < 0.97) ++won;
+    const detail::wide_batch_point& last = pts[won > 0 ? won - 1 : 0];
     r += c.measured.wide_bytes == 0
              ? fmt("batch width of cheap trees: %d-bit batches never 3%% faster (n=%lld: %.2f us "
                    "vs %.2f us), wide_bytes 0",
@@ -341,9 +339,10 @@ calibration calibrate(const calibrate_options& opt) {
                    pts[0].wide_s * 1e6, pts[0].narrow_s * 1e6)
              : fmt("batch width of cheap trees: %d-bit batches faster up to %lld-byte passes "
                    "(n=%lld: %.3f us vs %.3f us)%s",
-                   int(xsimd::batch<double>::size * 64), static_cast<long long>(last.n * 24),
+                   int(xsimd::batch<double>::size * 64),
+                   static_cast<long long>(last.n * 3 * index_t(sizeof(double))),
                    static_cast<long long>(last.n), last.wide_s * 1e6, last.narrow_s * 1e6,
-                   wb > last.n * 24 ? ", every size measured: wide_bytes unlimited" : "");
+                   won == pts.size() ? ", every size measured: wide_bytes unlimited" : "");
     r += "\n";
   }
 

@@ -788,12 +788,17 @@ LZ_NOINLINE void run_flat_threads(const map_call& c, index_t n, char* const* p, 
   });
 }
 
+// Whether a flat pass of n elements of es bytes writes with streaming stores.
+LZ_INLINE bool flat_stream(index_t n, index_t es, const tuning& t) {
+  const index_t sb = t.stream_bytes.get();
+  return sb > 0 && n * es >= sb;
+}
+
 LZ_INLINE void run_flat(const map_call& c, index_t n, char* const* p) {
   const map_info& info = *c.info;
   const index_t es = c.ops[0].esize;
   const tuning& t = thresholds();
-  const index_t sb = t.stream_bytes.get();
-  const bool stream = sb > 0 && n * es >= sb;
+  const bool stream = flat_stream(n, es, t);
   if (info.threads && n * info.cost >= min_parallel_work) // flat_threads' floor
     return run_flat_threads(c, n, p, stream);
   if (!stream && flat_wide(info, n, es, t))
@@ -993,8 +998,8 @@ std::string describe_map(const map_call& c, const std::string& dst_name, bool* a
     s += "flat " + std::to_string(n) + " elements, contiguous, ";
     const tuning& th = thresholds();
     const int t = flat_threads(c, n, th);
-    const index_t es = c.ops[0].esize, sb = th.stream_bytes.get();
-    const bool wide = t <= 1 && !(sb > 0 && n * es >= sb) && flat_wide(*c.info, n, es, th);
+    const index_t es = c.ops[0].esize;
+    const bool wide = t <= 1 && !flat_stream(n, es, th) && flat_wide(*c.info, n, es, th);
     const map_kernel& k = wide ? c.info->wide : c.info->k;
     s += k.simd_width > 1 ? "simd x" + std::to_string(k.simd_width) : std::string("scalar");
     s += t > 1 ? ", " + std::to_string(t) + " threads" : ", 1 thread";
